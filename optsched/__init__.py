@@ -1,1 +1,26 @@
+"""optsched: exact models, approximation and online algorithms for distributed deep-learning
+cluster scheduling, checked against HiGHS optima.
+
+>>> import optsched
+>>> inst = optsched.generate("mknap", seed=1, preset="tiny")
+>>> result = optsched.solve(inst, "milp")
+>>> result.status
+'optimal'
+>>> optsched.solve(inst, "brute").objective == result.objective
+True
+"""
+
+from __future__ import annotations
+
 __version__ = "0.1.0"
+
+from .core.errors import Infeasible, InvalidInstanceError, OptschedError, UnknownNameError
+from .core.registry import get_problem, problems as list_problems
+from .core.result import Result
+from .core.solving import solve
+from . import problems as _problems  # noqa: E402,F401  (importing registers every problem)
+from .api import check, generate, load_instance, load_result  # noqa: E402
+
+__all__ = ["solve", "check", "generate", "load_instance", "load_result", "get_problem", "list_problems",
+           "Result", "OptschedError", "InvalidInstanceError", "UnknownNameError", "Infeasible",
+           "__version__"]

@@ -1,0 +1,381 @@
+"""The ``optsched`` command line, uniform across problems.
+
+Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
+violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Sequence
+
+from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
+
+EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors are invalid input: exit 2, one line
+        raise InvalidInstanceError("cli", "arguments", message)
+
+
+class Progress:
+    """Elapsed-time progress on stderr for long runs (only when stderr is a terminal)."""
+
+    def __init__(self, label: str, stream=sys.stderr, interval: float = 1.0):
+        self.label, self.stream, self.interval = label, stream, interval
+        self.enabled = hasattr(stream, "isatty") and stream.isatty()
+        self.message = ""
+        self.fraction: float | None = None
+        self._stop = threading.Event()
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __call__(self, message: str, fraction: float | None = None) -> None:
+        self.message, self.fraction = message, fraction
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            pct = f" {100 * self.fraction:5.1f}%" if self.fraction is not None else ""
+            self.stream.write(f"\r{self.label}: {time.monotonic() - self._start:6.0f} s{pct} {self.message[:50]:50s}")
+            self.stream.flush()
+
+    def __enter__(self):
+        if self.enabled:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self.enabled and self._thread.is_alive():
+            self._thread.join()
+            self.stream.write("\r" + " " * 90 + "\r")
+            self.stream.flush()
+
+
+def _parse_value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _extra_options(extra: Sequence[str], where: str) -> dict:
+    """``--name value`` pairs (problem-specific options) into a dict, names with underscores."""
+    out, i = {}, 0
+    items = list(extra)
+    while i < len(items):
+        tok = items[i]
+        if not tok.startswith("--"):
+            raise InvalidInstanceError("cli", where, f"unexpected argument {tok!r}")
+        key = tok[2:].replace("-", "_")
+        if "=" in key:
+            key, value = key.split("=", 1)
+            out[key] = _parse_value(value)
+            i += 1
+        elif i + 1 < len(items) and not items[i + 1].startswith("--"):
+            out[key] = _parse_value(items[i + 1])
+            i += 2
+        else:
+            out[key] = True
+            i += 1
+    return out
+
+
+def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
+    out = {}
+    for key, value in options.items():
+        if key not in schema:
+            raise InvalidInstanceError(problem, f"--{key.replace('_', '-')}", f"unknown {what} "
+                                       f"(known: {', '.join('--' + k.replace('_', '-') for k in schema) or 'none'})")
+        want = schema[key].type
+        if want is str and not isinstance(value, str):
+            value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+        elif want is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise InvalidInstanceError(problem, f"--{key.replace('_', '-')}", f"must be {want.__name__}", value)
+        out[key] = value
+    return out
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    return str(value)
+
+
+# -- commands ---------------------------------------------------------------------------------
+def cmd_problems(args) -> int:
+    import optsched
+
+    for name, prob in sorted(optsched.list_problems().items()):
+        print(f"{name:22s} {prob.sense}  {prob.title}  [methods: {', '.join(prob.methods)}]")
+    return EXIT_OK
+
+
+def cmd_methods(args) -> int:
+    import optsched
+
+    prob = optsched.get_problem(args.problem)
+    print(f"{prob.name}: {prob.title} ({prob.sense})")
+    print(f"objective: {prob.objective}")
+    print(f"solution:  {prob.solution_schema}")
+    print(f"spec:      {prob.spec}")
+    print()
+    print(f"{'method':16s} {'kind':14s} {'fidelity':15s} guarantee")
+    for m in prob.methods.values():
+        g = m.guarantee.statement + f" [{m.guarantee.source}]" if m.guarantee else "-"
+        print(f"{m.name:16s} {m.kind:14s} {m.fidelity:15s} {g}")
+        print(f"{'':16s} {m.summary}")
+        for oname, opt in m.options.items():
+            print(f"{'':16s}   --option {oname}=<{opt.type.__name__}> (default {opt.default!r}): {opt.help}")
+    if prob.presets:
+        print()
+        print("generator presets: " + ", ".join(prob.presets))
+    if prob.generator_options:
+        print("generator options: " + ", ".join(
+            f"--{k.replace('_', '-')} <{o.type.__name__}>" for k, o in prob.generator_options.items()))
+    return EXIT_OK
+
+
+def cmd_backends(args) -> int:
+    from .core.backends import BACKENDS, DEFAULT_BACKEND
+
+    for name, be in BACKENDS.items():
+        try:
+            version = be.version() if be.available() else "not available"
+        except Exception as exc:  # a broken install is reported, not raised
+            version = f"not available ({type(exc).__name__})"
+        mark = " (default)" if name == DEFAULT_BACKEND else ""
+        print(f"{name}{mark}: {be.description}")
+        print(f"    version: {version}")
+        print(f"    bound:   {be.bound_support}")
+        print(f"    watchdog: {'in-process cancel' if be.watchdog == 'cancel' else 'child process, killed on overrun'}")
+    return EXIT_OK
+
+
+def cmd_generate(args, extra) -> int:
+    import optsched
+
+    prob = optsched.get_problem(args.problem)
+    options = _coerce(_extra_options(extra, "generator options"), prob.generator_options, prob.name,
+                      "generator option")
+    inst = optsched.generate(args.problem, seed=args.seed, preset=args.preset, **options)
+    _write(inst.dumps(indent=1), args.output)
+    return EXIT_OK
+
+
+def _write(text: str, output: str | None) -> None:
+    if output in (None, "-"):
+        print(text)
+    else:
+        Path(output).write_text(text + "\n")
+
+
+def cmd_solve(args) -> int:
+    import optsched
+
+    prob = optsched.get_problem(args.problem)
+    inst = prob.load_instance(args.instance)
+    meth = prob.get_method(args.method)
+    options = {}
+    for item in args.option or []:
+        if "=" not in item:
+            raise InvalidInstanceError(prob.name, "--option", "must be NAME=VALUE", item)
+        k, v = item.split("=", 1)
+        options[k] = _parse_value(v)
+    with Progress(f"{prob.name}/{meth.name}") as progress:
+        result = optsched.solve(inst, meth.name, backend=args.backend, time_limit=args.time_limit,
+                                seed=args.seed, threads=args.threads, node_limit=args.node_limit,
+                                options=options, progress=progress)
+    if args.output:
+        result.save(args.output)
+    if args.json:
+        print(result.dumps())
+    else:
+        line = (f"{result.problem}/{result.method} [{result.fidelity}]"
+                f"{' on ' + result.backend if result.backend else ''}: {result.status}"
+                f"  objective={_fmt(result.objective)} bound={_fmt(result.bound)} gap={_fmt(result.gap)}"
+                f"  wall={result.wall_s:.3f}s")
+        print(line)
+        if result.reason:
+            print(f"reason: {result.reason}")
+    if result.status == "infeasible":
+        return EXIT_INFEASIBLE
+    if result.status == "error":
+        return EXIT_VIOLATION
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    import optsched
+    from .core.instance import load_json_file
+    from .core.result import Result
+
+    prob = optsched.get_problem(args.problem)
+    inst = prob.load_instance(args.instance)
+    data = load_json_file(args.result, prob.name)
+    if isinstance(data, dict) and "format_version" in data and "method" in data:
+        result = Result.from_json(data)
+        if result.problem != prob.name:
+            raise InvalidInstanceError(prob.name, "problem", f"result is for {result.problem!r}", result.problem)
+        if result.instance_sha256 and result.instance_sha256 != inst.sha256():
+            print(f"note: the result was computed for another instance (sha256 {result.instance_sha256[:12]}...)",
+                  file=sys.stderr)
+        solution, reported = result.solution, result.objective
+        if solution is None:
+            raise InvalidInstanceError(prob.name, "solution", "the result carries no solution to check")
+    else:
+        solution, reported = data, None
+    report = prob.check(inst, solution)
+    agrees = reported is None or report.objective is None or abs(report.objective - reported) <= 1e-6 * max(1, abs(reported))
+    if args.json:
+        print(json.dumps({"feasible": report.feasible, "objective": report.objective, "reported_objective": reported,
+                          "objective_agrees": agrees, "violations": report.violations}, indent=2))
+    else:
+        if report.feasible:
+            print(f"feasible: objective={_fmt(report.objective)}"
+                  + ("" if agrees else f" (the result reported {_fmt(reported)})"))
+        else:
+            print(f"infeasible solution: {len(report.violations)} violation(s)")
+            for v in report.violations:
+                print(f"  - {v}")
+    return EXIT_OK if report.feasible and agrees else EXIT_VIOLATION
+
+
+def _importers() -> dict:
+    import optsched
+
+    table = {}
+    for prob in optsched.list_problems().values():
+        for fmt, loader in prob.importers.items():
+            table[fmt] = (prob, loader)
+    return table
+
+
+def cmd_import(args) -> int:
+    table = _importers()
+    if args.format not in table:
+        raise UnknownNameError("import format", args.format, list(table))
+    prob, loader = table[args.format]
+    kwargs = {} if args.index is None else {"index": args.index}
+    inst = loader(args.file, **kwargs)
+    _write(inst.dumps(indent=1), args.output)
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    import optsched
+
+    prob = optsched.get_problem(args.problem)
+    if prob.build_model is None:
+        raise InvalidInstanceError(prob.name, "export", "this problem has no linear model to export")
+    inst = prob.load_instance(args.instance)
+    model = prob.build_model(inst)
+    if args.lp_relaxation:
+        model = model.relaxed()
+    if not str(args.output).endswith(".mps"):
+        raise InvalidInstanceError(prob.name, "-o", "the output file must end in .mps", args.output)
+    model.write_mps(args.output)
+    print(f"wrote {args.output}: {model.num_cols} columns ({int(model.integrality.sum())} integer), "
+          f"{model.num_rows} rows, {model.matrix.nnz} nonzeros")
+    return EXIT_OK
+
+
+def cmd_repro(args) -> int:
+    from .repro.cli import run_repro
+
+    return run_repro(args)
+
+
+def cmd_models(args) -> int:
+    from .models_cli import run_models
+
+    return run_models(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="optsched", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser("problems", help="list the problems")
+    s = sub.add_parser("methods", help="list a problem's methods, kinds, fidelity and guarantees")
+    s.add_argument("problem")
+    sub.add_parser("backends", help="list the solver back-ends and what each reports")
+    s = sub.add_parser("generate", help="write a generated instance (problem options as --name value)")
+    s.add_argument("problem")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--preset")
+    s.add_argument("-o", "--output")
+    s = sub.add_parser("solve", help="solve an instance file")
+    s.add_argument("problem")
+    s.add_argument("instance")
+    s.add_argument("--method")
+    s.add_argument("--backend")
+    s.add_argument("--time-limit", type=float)
+    s.add_argument("--node-limit", type=int)
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="a method option (repeatable)")
+    s.add_argument("--json", action="store_true", help="print the result record as JSON")
+    s.add_argument("-o", "--output", help="write the result record to this file")
+    s = sub.add_parser("check", help="check a result (or bare solution) against an instance")
+    s.add_argument("problem")
+    s.add_argument("instance")
+    s.add_argument("result")
+    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("import", help="convert an external file into an optsched instance")
+    s.add_argument("format")
+    s.add_argument("file")
+    s.add_argument("--index", type=int)
+    s.add_argument("-o", "--output")
+    s = sub.add_parser("export", help="write an instance's exact model as MPS for other solvers")
+    s.add_argument("problem")
+    s.add_argument("instance")
+    s.add_argument("-o", "--output", required=True)
+    s.add_argument("--lp-relaxation", action="store_true")
+    s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results")
+    s.add_argument("--quick", action="store_true")
+    s.add_argument("--only", nargs="+", metavar="ID")
+    s.add_argument("--executor", choices=("local", "dask"), default="local")
+    s.add_argument("--scheduler", metavar="ADDRESS")
+    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--out", default="paper_repro/results")
+    s = sub.add_parser("models", help="regenerate the analytic DNN profiles in models/")
+    s.add_argument("--out", default="models")
+    return p
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"optsched {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command != "generate":
+            raise InvalidInstanceError("cli", "arguments", f"unrecognized arguments: {' '.join(extra)}")
+        handler = globals()[f"cmd_{args.command}"]
+        return handler(args, extra) if args.command == "generate" else handler(args)
+    except OptschedError as exc:
+        print(f"optsched: error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("optsched: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

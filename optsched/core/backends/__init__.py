@@ -1,0 +1,34 @@
+"""Solver back-ends behind one interface (see :mod:`.base`).
+
+========  ============================================================================
+name      route
+========  ============================================================================
+highs     highspy directly from sparse matrices (default; cancellable in-process)
+pyomo     Pyomo ConcreteModel -> Pyomo's HiGHS interface
+cvxpy     CVXPY problem -> CVXPY's HIGHS interface
+scipy     scipy.optimize.milp, SciPy's own HiGHS build (independent route for cross-checks)
+========  ============================================================================
+"""
+
+from __future__ import annotations
+
+from ..errors import UnknownNameError
+from .base import Backend, SolverSettings
+from .cvxpy_highs import CvxpyBackend
+from .highs import HighsBackend
+from .pyomo_highs import PyomoBackend
+from .scipy_milp import ScipyBackend
+
+__all__ = ["Backend", "SolverSettings", "BACKENDS", "get_backend", "DEFAULT_BACKEND"]
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (HighsBackend(), PyomoBackend(), CvxpyBackend(), ScipyBackend())}
+DEFAULT_BACKEND = "highs"
+
+
+def get_backend(name: str | None) -> Backend:
+    """The back-end called ``name`` (the default when None)."""
+    name = name or DEFAULT_BACKEND
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise UnknownNameError("backend", name, list(BACKENDS)) from None

@@ -1,0 +1,119 @@
+"""The back-end interface: one :class:`~optsched.core.linear.LinearModel` in, one
+:class:`~optsched.core.linear.ModelSolution` out.
+
+Every back-end honours the same :class:`SolverSettings` (time limit, relative and absolute
+gaps, threads, seed, node limit, presolve) and runs under a watchdog that stops a solver which
+ignores its time limit: in-process back-ends are cancelled from a timer thread, the others run in
+a child process that is killed ``watchdog_factor * time_limit + watchdog_grace_s`` after start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..linear import LinearModel, ModelSolution
+
+__all__ = ["SolverSettings", "Backend", "finish"]
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """Solver settings shared by every back-end.
+
+    ``mip_rel_gap`` defaults to 0 so that ``optimal`` means optimal. ``mip_abs_gap = None``
+    means: just below the model's objective granularity when it has one (integral objective), else
+    1e-9. ``node_limit`` is a deterministic work limit (a run stopped by it reports ``feasible``
+    with its bound and gap); ``time_limit`` is wall-clock (a run stopped by it reports
+    ``time_limit``, never ``optimal``).
+    """
+
+    time_limit: float | None = None
+    mip_rel_gap: float = 0.0
+    mip_abs_gap: float | None = None
+    threads: int = 1
+    seed: int = 0
+    node_limit: int | None = None
+    presolve: bool = True
+    watchdog_factor: float = 1.5
+    watchdog_grace_s: float = 5.0
+
+    def abs_gap_for(self, model: LinearModel) -> float:
+        if self.mip_abs_gap is not None:
+            return self.mip_abs_gap
+        if model.objective_granularity:
+            return 0.999 * model.objective_granularity
+        return 1e-9
+
+    def hard_limit(self) -> float | None:
+        """Seconds after which the watchdog stops the solve."""
+        if self.time_limit is None:
+            return None
+        return self.watchdog_factor * self.time_limit + self.watchdog_grace_s
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Backend:
+    """A solver back-end. Subclasses set the class attributes and implement :meth:`_solve`."""
+
+    name: str = ""
+    description: str = ""
+    #: what the back-end reports as ``bound``: "always" or a sentence on when it cannot
+    bound_support: str = "always"
+    #: how the watchdog stops it: "cancel" (in-process) or "process" (child process killed)
+    watchdog: str = "cancel"
+
+    def available(self) -> bool:
+        return True
+
+    def version(self) -> str:
+        raise NotImplementedError
+
+    def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
+        if self.watchdog == "process" and settings.time_limit is not None:
+            from .watchdog import solve_in_child
+
+            return solve_in_child(self.name, model, settings)
+        return self._solve(model, settings)
+
+    def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+        raise NotImplementedError
+
+
+def finish(model: LinearModel, status: str, x, objective, bound, backend: Backend, run_time: float,
+           message: str = "", **stats) -> ModelSolution:
+    """Normalize a back-end's raw answer into a :class:`ModelSolution`.
+
+    The objective is recomputed from ``x`` when there is one (the solver's own value is kept in
+    ``stats["solver_objective"]``); for integral objectives the bound is tightened to the next
+    integer in the right direction (a valid bound: every integer solution's value is integral);
+    an ``optimal`` status whose gap exceeds the tolerances becomes ``feasible``.
+    """
+    xa = None if x is None else np.asarray(x, dtype=float)
+    if xa is not None and xa.shape != (model.num_cols,):
+        xa = None
+    if xa is not None:
+        # snap integer columns that sit within the solver's tolerance of an integer
+        ints = model.integrality & (np.abs(xa - np.round(xa)) <= 1e-6)
+        xa[ints] = np.round(xa[ints])
+        stats["solver_objective"] = objective
+        objective = model.value(xa)
+    if bound is not None and not math.isfinite(bound):
+        bound = None
+    if bound is not None and model.objective_granularity and model.is_mip:
+        g = model.objective_granularity
+        bound = (math.floor(bound / g + 1e-6) if model.sense == "max" else math.ceil(bound / g - 1e-6)) * g
+    if status == "optimal" and objective is not None:
+        if bound is None or not model.is_mip:
+            bound = objective if bound is None else bound
+        if model.sense == "max" and bound < objective:
+            bound = objective  # a bound below an attained value is numerical noise
+        if model.sense == "min" and bound > objective:
+            bound = objective
+    return ModelSolution(status=status, x=xa, objective=objective, bound=bound, backend=backend.name,
+                         solver_version=backend.version(), run_time=run_time, message=message,
+                         stats=stats)

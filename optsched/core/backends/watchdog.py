@@ -1,0 +1,58 @@
+"""The process watchdog: solve in a child process and kill it when it overruns its limit.
+
+Used by back-ends that give no handle to cancel a running solve. The child is a fresh
+interpreter (``python -m optsched.core.backends.watchdog``) that reads the pickled model and
+settings on stdin and writes the pickled :class:`ModelSolution` on stdout: HiGHS' thread pool
+does not survive ``fork``, and multiprocessing's ``spawn`` would re-run the caller's script.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import time
+
+from ..linear import LinearModel, ModelSolution
+from .base import SolverSettings
+
+__all__ = ["solve_in_child"]
+
+
+def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+    """Run ``backend._solve`` in a child interpreter; kill it after ``settings.hard_limit()`` s."""
+    from . import get_backend
+
+    backend = get_backend(backend_name)
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(pickle.dumps((backend_name, model, settings)),
+                                    timeout=settings.hard_limit())
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return ModelSolution("time_limit", None, None, None, backend.name, backend.version(),
+                             time.perf_counter() - start,
+                             message=f"killed by the watchdog after {settings.hard_limit():.1f} s "
+                                     f"(limit {settings.time_limit} s)",
+                             stats={"watchdog": True})
+    if proc.returncode != 0 or not out:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return ModelSolution("error", None, None, None, backend.name, backend.version(),
+                             time.perf_counter() - start, message=f"child failed: {tail[0]}")
+    return pickle.loads(out)
+
+
+def _main() -> None:
+    from . import get_backend
+
+    backend_name, model, settings = pickle.loads(sys.stdin.buffer.read())
+    solution = get_backend(backend_name)._solve(model, settings)
+    sys.stdout.buffer.write(pickle.dumps(solution))
+    sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,282 @@
+"""Immutable, validated instances with an exact JSON round-trip.
+
+A problem's instance is a frozen dataclass deriving from :class:`Instance`. Field types drive
+the JSON conversion (``int``, ``float``, ``str``, ``bool``, ``Literal[...]``, ``tuple[T, ...]``,
+fixed tuples, ``dict[str, T]``, ``T | None`` and nested :class:`Record` dataclasses), unknown
+fields are rejected with the field's path, lists become tuples, and :meth:`Instance.validate`
+states the problem's rules. Floats round-trip exactly (Python writes the shortest repr).
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Toy(Instance):
+...     problem = "toy"
+...     sizes: tuple[float, ...]
+...     capacity: float
+...     def validate(self):
+...         self.require_nonnegative("sizes", self.sizes)
+>>> t = Toy(sizes=[1, 2.5], capacity=3)
+>>> t.sizes
+(1.0, 2.5)
+>>> Toy.from_json(t.to_json()) == t
+True
+>>> Toy.from_json({"format_version": 1, "problem": "toy", "sizes": [1], "capacity": 1, "colour": 2})
+Traceback (most recent call last):
+...
+optsched.core.errors.InvalidInstanceError: toy: field 'colour': unknown field
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import types
+import typing
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
+
+from .errors import InvalidInstanceError
+
+__all__ = ["Record", "Instance", "canonical_json", "load_json_file"]
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def canonical_json(data: Any) -> str:
+    """Canonical JSON text (sorted keys, no spaces): what ``instance_sha256`` hashes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def load_json_file(path: str | Path, problem: str) -> Any:
+    """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not valid JSON: {exc.msg} at line "
+                                   f"{exc.lineno} column {exc.colno}") from None
+
+
+class Record:
+    """A frozen dataclass with type-driven conversion from and to JSON data.
+
+    Subclasses are ``@dataclass(frozen=True)``. Construction normalizes lists into tuples and
+    ints into floats where the annotation says so, then calls :meth:`validate`.
+    """
+
+    #: the problem name used in error messages (instances set it; nested records inherit it)
+    problem: ClassVar[str] = "record"
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
+            if converted is not value:
+                object.__setattr__(self, f.name, converted)
+        self.validate()
+
+    def validate(self) -> None:
+        """Check the problem's static rules; raise through :meth:`invalid`."""
+
+    # -- helpers for validate() -------------------------------------------------------------
+    def invalid(self, field: str, rule: str, got: object = ...) -> InvalidInstanceError:
+        """An :class:`InvalidInstanceError` for this record's problem."""
+        return InvalidInstanceError(self.problem, field, rule, got)
+
+    def require(self, condition: bool, field: str, rule: str, got: object = ...) -> None:
+        if not condition:
+            raise self.invalid(field, rule, got)
+
+    def require_nonnegative(self, field: str, values, *, strict: bool = False) -> None:
+        """Every number in a (nested) sequence is >= 0 (> 0 when ``strict``) and finite."""
+        for path, v in _walk(values, field):
+            if not math.isfinite(v) or (v <= 0 if strict else v < 0):
+                raise self.invalid(path, "must be > 0" if strict else "must be >= 0 and finite", v)
+
+    def require_shape(self, field: str, values, shape: tuple[int, ...]) -> None:
+        """A nested sequence has the given shape (e.g. ``(m, n)``)."""
+        def check(v, dims, path):
+            if not dims:
+                return
+            if len(v) != dims[0]:
+                raise self.invalid(path, f"must have length {dims[0]}", len(v))
+            for i, item in enumerate(v):
+                check(item, dims[1:], f"{path}[{i}]")
+        check(values, shape, field)
+
+    # -- JSON ------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {f.name: _to_data(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str = "", problem: str | None = None) -> "Record":
+        problem = problem or cls.problem
+        where = path or "(top level)"
+        if not isinstance(data, dict):
+            raise InvalidInstanceError(problem, where, "must be a JSON object", type(data).__name__)
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        for key in data:
+            if key not in names:
+                raise InvalidInstanceError(problem, _join(path, key), "unknown field")
+        kwargs = {}
+        for name, f in names.items():
+            if name not in data:
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    raise InvalidInstanceError(problem, _join(path, name), "missing")
+                continue
+            kwargs[name] = _convert(data[name], _hints(cls)[name], _join(path, name), problem, strict=True)
+        return cls(**kwargs)
+
+
+class Instance(Record):
+    """Base of every problem instance: a :class:`Record` with a problem name and format version."""
+
+    format_version: ClassVar[int] = 1
+
+    def to_json(self) -> dict:
+        return {"format_version": self.format_version, "problem": self.problem, **self.to_dict()}
+
+    def dumps(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_json(), indent=indent, allow_nan=False)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.dumps(indent=1) + "\n")
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Instance":
+        if not isinstance(data, dict):
+            raise InvalidInstanceError(cls.problem, "(top level)", "must be a JSON object", type(data).__name__)
+        data = dict(data)
+        version = data.pop("format_version", None)
+        if version is None:
+            raise InvalidInstanceError(cls.problem, "format_version", "missing")
+        if version != cls.format_version:
+            raise InvalidInstanceError(cls.problem, "format_version",
+                                       f"must be {cls.format_version} (this optsched reads version "
+                                       f"{cls.format_version})", version)
+        problem = data.pop("problem", cls.problem)
+        if problem != cls.problem:
+            raise InvalidInstanceError(cls.problem, "problem", f"must be {cls.problem!r}", problem)
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Instance":
+        return cls.from_json(load_json_file(path, cls.problem))
+
+    def sha256(self) -> str:
+        """SHA-256 of the canonical JSON of the instance (what results record)."""
+        return hashlib.sha256(canonical_json(self.to_json()).encode()).hexdigest()
+
+
+# -- conversion -------------------------------------------------------------------------------
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _walk(values, path):
+    if isinstance(values, (int, float)) and not isinstance(values, bool):
+        yield path, float(values)
+        return
+    for i, v in enumerate(values):
+        yield from _walk(v, f"{path}[{i}]")
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> Any:
+    """Convert JSON data (or constructor arguments) to the annotated type, naming the path."""
+    origin = get_origin(tp)
+    if tp is Any or tp is object:
+        return value
+    if origin in (Union, types.UnionType):
+        args = get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _convert(value, arg, path, problem, strict=strict)
+            except InvalidInstanceError as exc:
+                errors.append(exc)
+        raise errors[0]
+    if origin is Literal:
+        if value not in get_args(tp):
+            raise InvalidInstanceError(problem, path, "must be one of " + ", ".join(map(repr, get_args(tp))), value)
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise InvalidInstanceError(problem, path, "must be true or false", value)
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if not strict and hasattr(value, "__index__") and not isinstance(value, bool):
+                return int(value)  # numpy integers from generators
+            raise InvalidInstanceError(problem, path, "must be an integer", value)
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not strict and hasattr(value, "__float__") and not isinstance(value, (str, bytes)):
+                value = float(value)
+            else:
+                raise InvalidInstanceError(problem, path, "must be a number", value)
+        value = float(value)
+        if math.isnan(value):
+            raise InvalidInstanceError(problem, path, "must not be NaN", value)
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise InvalidInstanceError(problem, path, "must be a string", value)
+        return value
+    if origin is tuple:
+        args = get_args(tp)
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+            raise InvalidInstanceError(problem, path, "must be a list", value)
+        items = list(value)
+        if len(args) == 2 and args[1] is Ellipsis:
+            out = tuple(_convert(v, args[0], f"{path}[{i}]", problem, strict=strict) for i, v in enumerate(items))
+        else:
+            if len(items) != len(args):
+                raise InvalidInstanceError(problem, path, f"must have {len(args)} entries", len(items))
+            out = tuple(_convert(v, a, f"{path}[{i}]", problem, strict=strict) for i, (v, a) in enumerate(zip(items, args)))
+        return value if isinstance(value, tuple) and all(a is b for a, b in zip(out, value)) else out
+    if origin is dict:
+        key_tp, val_tp = get_args(tp)
+        if not isinstance(value, dict):
+            raise InvalidInstanceError(problem, path, "must be a JSON object", value)
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidInstanceError(problem, path, "keys must be strings", k)
+            out[k] = _convert(v, val_tp, _join(path, k), problem, strict=strict)
+        return out
+    if isinstance(tp, type) and issubclass(tp, Record):
+        if isinstance(value, tp):
+            return value
+        return tp.from_dict(value, path, problem)
+    raise TypeError(f"optsched cannot convert field type {_type_name(tp)} at {path}")
+
+
+def _to_data(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_data(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,253 @@
+"""The registry of problems and their methods, and the records that describe them.
+
+One :class:`Problem` per problem name (its instance type, checker, generator, presets, importers
+and exact model builder) and one :class:`Method` per algorithm, with its kind, fidelity and, when
+it has one, its :class:`Guarantee`. A problem package registers itself when imported::
+
+    mknap = register_problem(Problem(name="mknap", ...))
+
+    @mknap.method("greedy", kind="baseline", fidelity="ours", summary="...")
+    def greedy(instance, ctx):
+        ...
+        return Outcome(solution=..., objective=...)
+
+Everything registered is exercised by the conformance suite (:mod:`optsched.core.conformance`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from .errors import UnknownNameError
+
+__all__ = [
+    "KINDS", "FIDELITIES", "Guarantee", "Option", "Method", "Problem", "CheckReport", "Outcome",
+    "register_problem", "get_problem", "problems", "always_applies",
+]
+
+KINDS = ("exact", "approximation", "online", "heuristic", "baseline", "bound")
+FIDELITIES = ("paper", "code", "reconstruction", "ours")
+
+
+def always_applies(instance) -> tuple[bool, str]:
+    return True, "no conditions"
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """A theorem about a method, checked by the conformance and property tests.
+
+    * ``form = "multiplicative"``: with ``sense = "<="``, ALG <= value * REF; with ``">="``,
+      ALG >= REF / value (value >= 1 in both).
+    * ``form = "additive"``: ALG <= REF + value, or ALG >= REF - value.
+    * ``form = "probabilistic"``: the event ``event(instance, result)`` holds with probability at
+      least ``probability(instance)`` over the method's randomness (tested by a one-sided binomial
+      test).
+
+    ``reference`` says what REF is: ``OPT``, ``upper_bound`` or ``lower_bound`` (a proven bound
+    computed by ``reference_value(instance)``, e.g. an LP value). ``applies(instance)`` returns
+    ``(bool, reason)``: the theorem's conditions. ``source`` is ``paper``, ``ours`` or
+    ``classical``; ``proof`` names where the proof is written.
+    """
+
+    form: Literal["multiplicative", "additive", "probabilistic"]
+    sense: Literal["<=", ">="]
+    value: Callable[[Any], float]
+    reference: Literal["OPT", "upper_bound", "lower_bound"]
+    statement: str
+    source: Literal["paper", "ours", "classical"]
+    proof: str
+    applies: Callable[[Any], tuple[bool, str]] = always_applies
+    probability: Callable[[Any], float] | None = None
+    event: Callable[[Any, Any], bool] | None = None
+    reference_value: Callable[[Any], float] | None = None
+
+    def threshold(self, instance, reference: float) -> float:
+        """The value ALG must be on the right side of, given REF."""
+        v = self.value(instance)
+        if self.form == "multiplicative":
+            return v * reference if self.sense == "<=" else reference / v
+        if self.form == "additive":
+            return reference + v if self.sense == "<=" else reference - v
+        raise ValueError("probabilistic guarantees have no threshold")
+
+    def holds(self, instance, alg: float, reference: float, rel_tol: float = 1e-7) -> bool:
+        """Whether ALG satisfies the guarantee against REF, up to ``rel_tol`` of float noise."""
+        t = self.threshold(instance, reference)
+        slack = rel_tol * max(1.0, abs(t), abs(alg))
+        return alg <= t + slack if self.sense == "<=" else alg >= t - slack
+
+    def describe(self) -> dict:
+        return {"statement": self.statement, "form": self.form, "reference": self.reference,
+                "source": self.source, "proof": self.proof}
+
+
+@dataclass(frozen=True)
+class Option:
+    """A method keyword argument: it steers the search only, and is recorded in the result."""
+
+    type: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class Method:
+    problem: str
+    name: str
+    kind: str
+    fidelity: str
+    run: Callable
+    summary: str
+    guarantee: Guarantee | None = None
+    options: dict[str, Option] = field(default_factory=dict)
+    uses_backend: bool = False
+    randomized: bool = False
+    #: (bool, reason): whether the method can run on this instance (e.g. brute force: tiny only)
+    applicable: Callable[[Any], tuple[bool, str]] = always_applies
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.problem}/{self.name}: kind must be one of {KINDS}")
+        if self.fidelity not in FIDELITIES:
+            raise ValueError(f"{self.problem}/{self.name}: fidelity must be one of {FIDELITIES}")
+
+    @property
+    def is_bound(self) -> bool:
+        return self.kind == "bound"
+
+    def resolve_options(self, given: dict | None) -> dict:
+        """Defaults overlaid with ``given``; unknown names and wrong types are errors (exit 2)."""
+        from .errors import InvalidInstanceError
+
+        out = {k: o.default for k, o in self.options.items()}
+        for k, v in (given or {}).items():
+            if k not in self.options:
+                raise InvalidInstanceError(self.problem, f"option {k}", f"unknown option of method "
+                                           f"{self.name!r} (known: {', '.join(self.options) or 'none'})")
+            want = self.options[k].type
+            if want is float and isinstance(v, int) and not isinstance(v, bool):
+                v = float(v)
+            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
+                try:
+                    v = want(v) if not isinstance(v, bool) and want in (int, float, str) else v
+                except (TypeError, ValueError):
+                    pass
+                if not isinstance(v, want):
+                    raise InvalidInstanceError(self.problem, f"option {k}", f"must be {want.__name__}", v)
+            out[k] = v
+        return out
+
+
+@dataclass
+class CheckReport:
+    """What a checker says of a solution: feasible or not (with every violation), and its value."""
+
+    feasible: bool
+    objective: float | None
+    violations: list[str] = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_violations(cls, violations: list[str], objective: float | None, **details) -> "CheckReport":
+        return cls(not violations, objective if not violations else objective, list(violations), details)
+
+
+@dataclass
+class Outcome:
+    """What a method returns to :func:`optsched.solve`.
+
+    ``solution`` is JSON-able data in the problem's solution schema (None for kind ``bound``).
+    ``objective`` is the method's own value (checked against the checker's); ``bound`` a proven
+    bound on OPT when the method has one; ``status`` ``optimal`` only for exact methods that proved
+    it.
+    """
+
+    solution: Any = None
+    objective: float | None = None
+    bound: float | None = None
+    status: str = "feasible"
+    backend: str | None = None
+    solver_version: str | None = None
+    reason: str | None = None
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class Problem:
+    """A problem: its instance type, the authoritative checker, generators and methods."""
+
+    name: str
+    title: str
+    sense: Literal["min", "max"]
+    instance_type: type
+    check: Callable[[Any, Any], CheckReport]
+    objective: str  # the authoritative one-line objective, as in the spec
+    solution_schema: str
+    spec: str
+    generate: Callable[..., Any] | None = None
+    presets: dict[str, dict] = field(default_factory=dict)
+    generator_options: dict[str, Option] = field(default_factory=dict)
+    importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    build_model: Callable[[Any], Any] | None = None
+    default_method: str = "milp"
+    tiny_instances: Callable[[int], Any] | None = None  # seed -> tiny instance, for conformance
+    methods: dict[str, Method] = field(default_factory=dict)
+
+    def method(self, name: str, *, kind: str, fidelity: str, summary: str, guarantee: Guarantee | None = None,
+               options: dict[str, Option] | None = None, uses_backend: bool = False, randomized: bool = False,
+               applicable: Callable | None = None):
+        """Decorator registering ``func(instance, ctx) -> Outcome`` as a method of this problem."""
+        def register(func):
+            if name in self.methods:
+                raise ValueError(f"{self.name}: method {name!r} registered twice")
+            self.methods[name] = Method(self.name, name, kind, fidelity, func, summary, guarantee,
+                                        dict(options or {}), uses_backend, randomized,
+                                        applicable or always_applies)
+            return func
+        return register
+
+    def get_method(self, name: str | None) -> Method:
+        name = name or self.default_method
+        try:
+            return self.methods[name]
+        except KeyError:
+            raise UnknownNameError(f"method of {self.name}", name, list(self.methods)) from None
+
+    def load_instance(self, path) -> Any:
+        return self.instance_type.load(path)
+
+    def better(self, a: float, b: float) -> bool:
+        """Whether value ``a`` is strictly better than ``b`` in this problem's sense."""
+        return a < b if self.sense == "min" else a > b
+
+    def ratio(self, alg: float, opt: float) -> float:
+        """ALG/OPT for minimization, OPT/ALG for maximization (>= 1 means no better than OPT)."""
+        num, den = (alg, opt) if self.sense == "min" else (opt, alg)
+        if den == 0:
+            return 1.0 if num == 0 else math.inf
+        return num / den
+
+
+_PROBLEMS: dict[str, Problem] = {}
+
+
+def register_problem(problem: Problem) -> Problem:
+    if problem.name in _PROBLEMS:
+        raise ValueError(f"problem {problem.name!r} registered twice")
+    _PROBLEMS[problem.name] = problem
+    return problem
+
+
+def get_problem(name: str) -> Problem:
+    """The registered problem ``name`` (``import optsched`` registers every problem package)."""
+    try:
+        return _PROBLEMS[name]
+    except KeyError:
+        raise UnknownNameError("problem", name, list(_PROBLEMS)) from None
+
+
+def problems() -> dict[str, Problem]:
+    return dict(_PROBLEMS)

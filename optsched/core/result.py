@@ -1,0 +1,113 @@
+"""The result record every method returns, and what ``solve -o FILE`` writes.
+
+Fields (spec README, "Result record"): ``format_version, problem, method, fidelity, status,
+objective, bound, gap, wall_s, backend, solver_version, settings, seed, instance_sha256,
+solution``, plus ``reason`` (why a result is infeasible or an error) and ``stats`` (what a method
+reports beyond that: iterations, trials, violations before repair, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInstanceError
+
+__all__ = ["Result", "STATUSES", "RESULT_FORMAT_VERSION", "relative_gap"]
+
+RESULT_FORMAT_VERSION = 1
+STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error")
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """HiGHS' relative gap ``|objective - bound| / |objective|`` (None if either is unknown).
+
+    >>> relative_gap(90.0, 100.0)
+    0.1111111111111111
+    >>> relative_gap(0.0, 0.0)
+    0.0
+    >>> relative_gap(0.0, 1.0)
+    inf
+    """
+    if objective is None or bound is None:
+        return None
+    diff = abs(objective - bound)
+    if diff == 0:
+        return 0.0
+    if objective == 0:
+        return math.inf
+    return diff / abs(objective)
+
+
+@dataclass
+class Result:
+    """An honest account of one solve. ``objective`` is the checker's value of ``solution``."""
+
+    problem: str
+    method: str
+    fidelity: str
+    status: str
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    wall_s: float = 0.0
+    backend: str | None = None
+    solver_version: str | None = None
+    settings: dict = field(default_factory=dict)
+    seed: int | None = None
+    instance_sha256: str | None = None
+    solution: Any = None
+    reason: str | None = None
+    stats: dict = field(default_factory=dict)
+    format_version: int = RESULT_FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise InvalidInstanceError("result", "status", f"must be one of {', '.join(STATUSES)}",
+                                       self.status)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.solution is not None and self.status in ("optimal", "feasible", "time_limit")
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        return {"format_version": data.pop("format_version"), **data}
+
+    def dumps(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_json(), indent=indent, allow_nan=True, default=_jsonable)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Result":
+        if not isinstance(data, dict):
+            raise InvalidInstanceError("result", "(top level)", "must be a JSON object", type(data).__name__)
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise InvalidInstanceError("result", key, "unknown field")
+        if data.get("format_version") != RESULT_FORMAT_VERSION:
+            raise InvalidInstanceError("result", "format_version", f"must be {RESULT_FORMAT_VERSION}",
+                                       data.get("format_version"))
+        for key in ("problem", "method", "fidelity", "status"):
+            if key not in data:
+                raise InvalidInstanceError("result", key, "missing")
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.dumps() + "\n")
+
+
+def _jsonable(value: Any) -> Any:
+    """JSON fallback for numpy scalars and arrays inside solutions and stats."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"cannot serialize {type(value).__name__}")

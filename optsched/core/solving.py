@@ -1,0 +1,170 @@
+"""``solve(instance, method=...) -> Result``: the one entry point every method goes through.
+
+It resolves the problem and method, builds the :class:`SolveContext` (back-end, limits, seed,
+options, progress), runs the method, has the problem's checker recompute the objective from the
+instance and the solution alone, and writes an honest :class:`~optsched.core.result.Result`:
+a method's infeasible solution becomes ``status = "error"`` with the violations, and a method's
+own objective that disagrees with the checker's is recorded in ``stats["reported_objective"]``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
+from .errors import Infeasible, InvalidInstanceError
+from .linear import LinearModel, ModelSolution
+from .registry import Method, Outcome, Problem, get_problem
+from .result import Result, relative_gap
+from .rng import make_rng
+
+__all__ = ["SolveContext", "solve", "objective_tolerance", "model_outcome", "relaxation_outcome"]
+
+
+@dataclass
+class SolveContext:
+    """What a method may use: solver settings, back-end, seeded randomness, options, progress."""
+
+    problem: Problem
+    method: Method
+    backend: str = DEFAULT_BACKEND
+    settings: SolverSettings = field(default_factory=SolverSettings)
+    seed: int = 0
+    options: dict = field(default_factory=dict)
+    progress: Callable[[str, float | None], None] | None = None
+    _rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The method's generator, seeded from ``seed`` and the method's name."""
+        if self._rng is None:
+            self._rng = make_rng(self.seed, self.problem.name, self.method.name)
+        return self._rng
+
+    @property
+    def time_limit(self) -> float | None:
+        return self.settings.time_limit
+
+    def solve_model(self, model: LinearModel, **overrides) -> ModelSolution:
+        """Solve a linear model on the context's back-end (settings overridable per call)."""
+        settings = self.settings
+        if overrides:
+            settings = SolverSettings(**{**settings.as_dict(), **overrides})
+        return get_backend(self.backend).solve(model, settings)
+
+    def report(self, message: str, fraction: float | None = None) -> None:
+        """Progress of a long run (shown by the CLI on stderr)."""
+        if self.progress is not None:
+            self.progress(message, fraction)
+
+
+def objective_tolerance(value: float) -> float:
+    """Tolerance when comparing two computations of one objective: 1e-6 relative (solver
+    feasibility tolerances are 1e-7 relative; sums of float products lose a few ulps each)."""
+    return 1e-6 * max(1.0, abs(value))
+
+
+def solve(instance: Any, method: str | None = None, *, backend: str | None = None,
+          time_limit: float | None = None, seed: int = 0, threads: int = 1, mip_rel_gap: float = 0.0,
+          node_limit: int | None = None, options: dict | None = None,
+          progress: Callable[[str, float | None], None] | None = None) -> Result:
+    """Solve ``instance`` with ``method`` (the problem's default when None) and return a Result.
+
+    ``backend``, ``time_limit``, ``threads``, ``mip_rel_gap`` and ``node_limit`` go to the
+    solver of exact methods; ``seed`` seeds randomized methods and the solver; ``options`` are the
+    method's own keyword arguments (see ``optsched methods PROBLEM``).
+    """
+    problem = get_problem(instance.problem)
+    meth = problem.get_method(method)
+    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
+        raise InvalidInstanceError(problem.name, "time_limit", "must be a positive number of seconds", time_limit)
+    opts = meth.resolve_options(options)
+    backend_name = get_backend(backend).name
+    settings = SolverSettings(time_limit=time_limit, mip_rel_gap=mip_rel_gap, threads=threads,
+                              seed=seed, node_limit=node_limit)
+    ctx = SolveContext(problem, meth, backend_name, settings, seed, opts, progress)
+    record_settings = {"options": opts}
+    if meth.uses_backend:
+        record_settings.update(time_limit=time_limit, mip_rel_gap=mip_rel_gap, threads=threads,
+                               node_limit=node_limit)
+    base = dict(problem=problem.name, method=meth.name, fidelity=meth.fidelity, seed=seed,
+                settings=record_settings, instance_sha256=instance.sha256(),
+                backend=backend_name if meth.uses_backend else None)
+    ok, why = meth.applicable(instance)
+    if not ok:
+        raise InvalidInstanceError(problem.name, "(instance)", f"method {meth.name!r} does not apply: {why}")
+    start = time.perf_counter()
+    try:
+        out: Outcome = meth.run(instance, ctx)
+    except Infeasible as exc:
+        return Result(status="infeasible", reason=exc.reason, wall_s=time.perf_counter() - start,
+                      solver_version=None, **base)
+    wall = time.perf_counter() - start
+    return _finish(problem, meth, instance, out, wall, base)
+
+
+def _finish(problem: Problem, meth: Method, instance: Any, out: Outcome, wall: float, base: dict) -> Result:
+    stats = dict(out.stats)
+    status, objective, reason = out.status, out.objective, out.reason
+    if out.backend:
+        base["backend"] = out.backend
+    if meth.is_bound or out.solution is None:
+        if out.solution is None and status in ("optimal", "feasible") and not meth.is_bound:
+            status, reason = "error", reason or "the method returned no solution"
+        bound = out.bound if out.bound is not None else (objective if meth.is_bound else None)
+        return Result(status=status, objective=objective, bound=bound,
+                      gap=relative_gap(objective, bound) if not meth.is_bound else None,
+                      wall_s=wall, solver_version=out.solver_version, solution=out.solution,
+                      reason=reason, stats=stats, **base)
+    report = problem.check(instance, out.solution)
+    if not report.feasible:
+        stats["violations"] = report.violations
+        return Result(status="error", objective=report.objective, bound=out.bound, wall_s=wall,
+                      solver_version=out.solver_version, solution=out.solution,
+                      reason=f"the method's solution violates {len(report.violations)} constraint(s): "
+                             + "; ".join(report.violations[:3]), stats=stats, **base)
+    checked = report.objective
+    if objective is not None and abs(objective - checked) > objective_tolerance(checked):
+        stats["reported_objective"] = objective
+    bound = out.bound
+    if bound is not None and problem.better(checked, bound) and abs(checked - bound) > objective_tolerance(bound):
+        stats["bound_violated_by_checked_objective"] = bound
+    return Result(status=status, objective=checked, bound=bound, gap=relative_gap(checked, bound),
+                  wall_s=wall, solver_version=out.solver_version, solution=out.solution, reason=reason,
+                  stats=stats, **base)
+
+
+def model_outcome(ctx: SolveContext, model: LinearModel, decode: Callable[[np.ndarray], Any],
+                  **overrides) -> Outcome:
+    """Solve an exact model on the context's back-end and decode its point into a solution.
+
+    ``infeasible`` raises :class:`Infeasible` (turned into an infeasible result); a limit keeps
+    the incumbent (if the back-end returned one) with the bound and its status.
+    """
+    sol = ctx.solve_model(model, **overrides)
+    if sol.status == "infeasible":
+        raise Infeasible(f"the {model.name} model is infeasible ({sol.backend}: {sol.message})")
+    stats = {"solver_run_time": sol.run_time, "solver_message": sol.message, **sol.stats}
+    solution = decode(sol.x) if sol.x is not None else None
+    reason = sol.message if sol.status == "error" else None
+    if sol.status == "time_limit" and solution is None:
+        reason = "time limit reached; the back-end returned no incumbent point"
+    return Outcome(solution=solution, objective=sol.objective, bound=sol.bound, status=sol.status,
+                   backend=sol.backend, solver_version=sol.solver_version, reason=reason, stats=stats)
+
+
+def relaxation_outcome(ctx: SolveContext, model: LinearModel) -> Outcome:
+    """The LP relaxation's optimum as a bound (for methods of kind ``bound``)."""
+    sol = ctx.solve_model(model.relaxed())
+    if sol.status == "infeasible":
+        raise Infeasible(f"the LP relaxation of {model.name} is infeasible ({sol.backend})")
+    value = sol.objective if sol.status == "optimal" else sol.bound
+    return Outcome(solution=None, objective=value, bound=value, status=sol.status, backend=sol.backend,
+                   solver_version=sol.solver_version,
+                   reason=None if sol.status == "optimal" else sol.message,
+                   stats={"solver_run_time": sol.run_time})

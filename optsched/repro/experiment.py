@@ -1,0 +1,63 @@
+"""How a paper table or figure is declared for ``make repro`` (spec ``repro.md``).
+
+A script ``paper_repro/<id>_<name>.py`` defines one module-level ``EXPERIMENT``::
+
+    EXPERIMENT = Experiment(
+        id="T2b", title="OR-Library mknapcb1: milp vs best known, LP bound, greedy and lp-round",
+        paper="Chu & Beasley 1998 (OR-Library MKP)", formulation="[ours]",
+        cells=cells,        # cells(quick: bool) -> list[dict]   JSON-able parameters, one task each
+        run_cell=run_cell,  # run_cell(params: dict, seed: int) -> dict   one JSON-able row
+        report=report,      # report(rows: list[dict], out: ReportWriter) -> None
+        requires_data=("mknap/mknapcb1.txt",),
+    )
+
+Each cell is an independent task: ``run_cell`` must be a module-level function (it runs in a
+worker process that imports the script by path), deterministic for its ``seed`` (derived from the
+cell's key by the runner), single-threaded, and bounded by deterministic work limits (a wall-clock
+time limit only as a safety net; a row that hit one says so in a ``hit_time_limit`` column, and
+those rows are left out of determinism checks). Columns whose names end in ``_s`` are timings:
+they are dropped before byte-for-byte comparisons of two runs.
+
+``report`` receives every finished row (in cell order) and writes artifacts through the
+:class:`ReportWriter` (Markdown + CSV tables, matplotlib PNG figures with captions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+__all__ = ["Experiment", "ReportWriter", "TIMING_SUFFIX"]
+
+TIMING_SUFFIX = "_s"
+
+
+class ReportWriter(Protocol):
+    """What ``report`` writes through (implemented by the repro runner)."""
+
+    quick: bool
+
+    def table(self, name: str, rows: list[dict], columns: list[str] | None = None, *,
+              caption: str = "", notes: list[str] | None = None) -> None:
+        """Write ``<id>_<name>.md`` and ``.csv``; ``notes`` are printed under the table."""
+
+    def figure(self, name: str, fig, *, caption: str) -> None:
+        """Save a matplotlib figure as ``<id>_<name>.png`` with its caption in ``index.md``."""
+
+    def note(self, text: str) -> None:
+        """A paragraph in the experiment's section of ``index.md`` (e.g. 'data directory absent')."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    title: str
+    paper: str
+    formulation: str
+    cells: Callable[[bool], list[dict]]
+    run_cell: Callable[[dict, int], dict]
+    report: Callable[[list[dict], ReportWriter], None]
+    requires_data: tuple[str, ...] = ()
+    #: QUICK budget on the 2-core reference machine (seconds), checked by the runner's summary
+    quick_budget_s: float = 120.0
+    methods: tuple[str, ...] = field(default=())  # "problem/method" names, for fidelity in headers
