@@ -1,0 +1,87 @@
+"""Back-ends: the same linear model through four routes, statuses, bounds and the watchdog."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optsched
+from optsched.core.backends import BACKENDS, SolverSettings, get_backend
+from optsched.core.errors import UnknownNameError
+from optsched.core.linear import ModelBuilder
+from optsched.problems.mknap import build_model
+
+ALL = sorted(BACKENDS)
+
+
+def lp_model():
+    """min x + 2y s.t. x + y >= 3, x - y = 1, 0 <= x <= 10, y >= 0: optimum x=2, y=1, value 4."""
+    b = ModelBuilder("lp", "min")
+    xy = b.add_block("xy", 2, upper=[10, np.inf], cost=[1, 2])
+    b.add_rows("cover", [[1, 1]], lower=3, cols=[xy])
+    b.add_rows("balance", [[1, -1]], lower=1, upper=1, cols=[xy])
+    return b.build()
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_lp_optimum_and_point(backend):
+    sol = get_backend(backend).solve(lp_model())
+    assert sol.status == "optimal"
+    # HiGHS' primal feasibility tolerance is 1e-7: the point is exact to that
+    assert sol.objective == pytest.approx(4.0, abs=1e-7)
+    assert np.allclose(sol.x, [2.0, 1.0], atol=1e-7)
+    assert sol.bound == pytest.approx(4.0, abs=1e-7)
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_infeasible_mip(backend):
+    b = ModelBuilder("infeasible", "max")
+    x = b.add_block("x", 2, upper=1, integer=True, cost=[1, 1])
+    b.add_rows("impossible", [[1, 1]], lower=3, cols=[x])
+    assert get_backend(backend).solve(b.build()).status == "infeasible"
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_integral_objective_gets_an_exact_optimum_and_integral_bound(backend):
+    inst = optsched.generate("mknap", seed=2, items=20, rows=3)
+    sol = get_backend(backend).solve(build_model(inst))
+    assert sol.status == "optimal"
+    assert sol.bound == sol.objective == round(sol.objective)
+
+
+def test_node_limit_is_deterministic_and_never_optimal_unless_proven():
+    inst = optsched.generate("mknap", seed=1, preset="hard")
+    a = optsched.solve(inst, "milp", node_limit=50)
+    b = optsched.solve(inst, "milp", node_limit=50)
+    assert a.status == "feasible" and a.gap > 0
+    assert (a.objective, a.bound, a.solution) == (b.objective, b.bound, b.solution)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scipy"])
+def test_watchdog_stops_a_solve_that_overruns(backend):
+    """The watchdog fires before the solver's own limit: in-process cancel (highs) and killing
+    the child process (scipy) both end with time_limit, never optimal."""
+    inst = optsched.generate("mknap", seed=1, preset="hard")
+    settings = SolverSettings(time_limit=60.0, watchdog_factor=0.0, watchdog_grace_s=1.0)
+    sol = get_backend(backend).solve(build_model(inst), settings)
+    assert sol.status == "time_limit"
+    assert "watchdog" in sol.message
+    assert sol.run_time < 30  # far below the solver's own 60 s limit: the watchdog stopped it
+
+
+def test_unknown_backend():
+    with pytest.raises(UnknownNameError, match="gurobi"):
+        get_backend("gurobi")
+
+
+def test_mps_export_round_trips(tmp_path):
+    model = lp_model()
+    path = tmp_path / "lp.mps"
+    model.write_mps(path)
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    h.run()
+    assert h.getInfo().objective_function_value == pytest.approx(4.0, abs=1e-7)
