@@ -1,0 +1,26 @@
+"""``make instances``: regenerate ``instances/<problem>/`` for every problem that provides
+``build_reference_instances(out_dir)`` in its package's ``references`` module."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import optsched
+
+
+def main(argv: list[str] | None = None) -> int:
+    root = Path(argv[0] if argv else "instances")
+    for name, problem in sorted(optsched.list_problems().items()):
+        module_name = f"optsched.problems.{name.replace('-', '_')}.references"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            continue
+        module.build_reference_instances(root / name.replace("-", "_"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
