@@ -1,0 +1,304 @@
+"""``gadget`` and ``gadget-exact``: posted-price online scheduling of elastic RAR jobs
+[reconstruction of GADGET, INFOCOM'22, whose details are not public; pricing after the online
+primal-dual framework of OASiS, Bao et al. INFOCOM'18]. Docs: ``docs/ring_allreduce.md#gadget``.
+
+Resources k: the GPU pool of each server and the uplink of each server, in each slot (those of
+positive capacity; |K| of them). With V1 the largest utility one job can earn alone on the empty
+cluster and Umax_k an upper bound on utility per unit of k (``Pricing``), the price of k at
+utilization y of its capacity c_k is
+
+    p_k(y) = (V1 / (2 |K| c_k)) * b_k^(y / c_k),    b_k = 2 |K| c_k Umax_k / V1,
+
+that is OASiS' ``(Umin_k / (2 eta)) (2 eta Umax_k / Umin_k)^(y / c_k)`` with ``Umin_k = m / c_k`` and
+``eta = |K| m / V1`` (m > 0 cancels). On arrival of job j (in arrival order) the policy computes its
+best response against current prices -- a DP over its slots and its progress, where a slot's option
+is idle or w workers embedded in the capacity left -- admits j iff utility minus cost is positive,
+commits the schedule and raises the prices.
+
+* ``gadget-exact``: every slot up to T, exact progress (states 0..F_j), every w in 1..Wmax, and for
+  each w both the cheapest single-server embedding and the cheapest spread one (an exact DP over
+  servers): the best response is exact over all schedules that fit the remaining capacity.
+  Guarantee [ours, Theorem G in the docs]: with the plain utility objective and
+  ``beta = max_k b_k^eps < 2`` (eps = the largest per-slot demand / capacity),
+  ``ALG >= OPT (2 - beta) / (2 alpha beta^2)``, ``alpha = max_k max(1, ln b_k)``; as eps -> 0 this is
+  ``OPT / (2 alpha)``.
+* ``gadget``: the practical variant: a window of slots after arrival, progress in buckets (rounded
+  down per slot: the plan is conservative, each slot over-provisions by less than F_j / buckets),
+  worker counts 1..Wmax up to 8 else powers of two and Wmax, and a greedy embedding (the cheapest
+  single server with w free GPUs, else the cheapest servers by GPU price plus uplink price, filled
+  in that order). No guarantee: empirical.
+
+With ``objective = "energy"`` both add the energy price per GPU-slot to the cost (outside the
+theorem's conditions).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .instance import RarOnlineInstance
+from .policies import SlotPolicy
+
+__all__ = ["GadgetPolicy", "Pricing", "pricing", "exact_effort"]
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """The price functions' parameters and Theorem G's constants, computed from the instance."""
+
+    v1: float                 # largest utility of one job alone on the empty cluster
+    resources: int            # |K|: GPU pools and uplinks of positive capacity, times T
+    gpu_a: np.ndarray         # p(0) per server's GPU pool
+    gpu_b: np.ndarray         # growth base b_k per server's GPU pool
+    link_a: np.ndarray
+    link_b: np.ndarray
+    alpha: float              # max_k max(1, ln b_k)
+    eps: float                # largest per-slot demand / capacity over usable resources
+    beta: float               # max_k b_k^eps
+
+    @property
+    def ratio(self) -> float | None:
+        """Theorem G's factor 2 alpha beta^2 / (2 - beta), or None when beta >= 2 (no guarantee)."""
+        if not self.beta < 2 or self.v1 <= 0:
+            return None
+        return 2 * self.alpha * self.beta ** 2 / (2 - self.beta)
+
+
+def _alone_best(instance: RarOnlineInstance, j: int) -> float:
+    """Utility of job j alone on the empty cluster at its fastest per-slot option (0 if it cannot
+    finish by T): a feasible schedule, so a lower bound on OPT."""
+    job, S = instance.jobs[j], len(instance.servers)
+    table = instance.progress_table[j]
+    best = 0
+    for w in range(1, job.max_workers + 1):
+        if w <= max(instance.servers):
+            best = max(best, int(table[0, w]))
+        usable = [n for n, u in zip(instance.servers, instance.uplinks) if u >= job.reserved_bandwidth]
+        if w >= 2 and S >= 2 and len(usable) >= 2 and sum(usable) >= w:
+            best = max(best, int(table[1, w]))
+    if best == 0:
+        return 0.0
+    slots = math.ceil(job.iterations / best)
+    return job.utility(slots) if job.arrival + slots <= instance.horizon else 0.0
+
+
+def pricing(instance: RarOnlineInstance) -> Pricing:
+    """V1, Umax_k, the price parameters and Theorem G's alpha, eps and beta (module docstring).
+
+    Umax of a GPU pool: ``max(max_j U_j(1), V1 / n_s)`` (a schedule uses at least one GPU of a pool
+    it uses, and earns at most U_j(1)); of an uplink: ``max(max_j U_j(1) / r_j, V1 / upl_s)`` over
+    the jobs that can reserve on it. Raising Umax to V1 / c_k keeps it an upper bound and makes
+    ``b_k >= 2 |K|``.
+    """
+    inst = instance
+    servers = np.asarray(inst.servers, float)
+    links = np.asarray(inst.uplinks, float)
+    live = [j for j, job in enumerate(inst.jobs) if job.arrival < inst.horizon]
+    v1 = max((_alone_best(inst, j) for j in live), default=0.0)
+    resources = (int(np.count_nonzero(servers > 0)) + int(np.count_nonzero(links > 0))) * inst.horizon
+    vmax = max((inst.jobs[j].utility(1) for j in live), default=0.0)
+    if v1 <= 0:
+        ones = np.ones(len(servers))
+        return Pricing(0.0, resources, ones, ones * math.e, ones, ones * math.e, 1.0, math.inf, math.inf)
+    gpu_umax = np.maximum(vmax, v1 / servers)
+    spreaders = [j for j in live if inst.jobs[j].max_workers >= 2 and len(servers) >= 2]
+    link_umax = np.zeros(len(links))
+    eps = 0.0
+    for s, cap in enumerate(links):
+        if cap <= 0:
+            continue
+        users = [j for j in spreaders if inst.jobs[j].reserved_bandwidth <= cap]
+        dens = max((inst.jobs[j].utility(1) / inst.jobs[j].reserved_bandwidth for j in users), default=0.0)
+        link_umax[s] = max(dens, v1 / cap)
+        eps = max([eps] + [inst.jobs[j].reserved_bandwidth / cap for j in users])
+    for j in live:
+        eps = max(eps, float(np.max(np.minimum(inst.jobs[j].max_workers, servers) / servers)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gpu_a = v1 / (2 * resources * servers)
+        gpu_b = 2 * resources * servers * gpu_umax / v1
+        link_a = np.where(links > 0, v1 / (2 * resources * np.where(links > 0, links, 1.0)), math.inf)
+        link_b = np.where(links > 0, 2 * resources * links * link_umax / v1, 1.0)
+    bases = np.concatenate([gpu_b, link_b[links > 0]])
+    alpha = float(max(1.0, np.log(bases).max()))
+    beta = float(bases.max() ** eps)
+    return Pricing(v1, resources, gpu_a, gpu_b, link_a, link_b, alpha, float(eps), beta)
+
+
+def exact_effort(instance: RarOnlineInstance) -> int:
+    """Work of ``gadget-exact``'s DPs: sum_j (T - a_j) (F_j + 1) (2 Wmax_j) (its applicability test)."""
+    return sum(max(0, instance.horizon - job.arrival) * (job.iterations + 1) * 2 * job.max_workers
+               for job in instance.jobs)
+
+
+class GadgetPolicy(SlotPolicy):
+    """The posted-price policy; ``exact`` selects ``gadget-exact`` (see the module docstring)."""
+
+    def __init__(self, instance: RarOnlineInstance, *, buckets: int = 32, window: int = 48, exact: bool = False):
+        super().__init__(instance)
+        self.buckets, self.window, self.exact = buckets, window, exact
+        S, T = len(instance.servers), instance.horizon
+        self.gpu_used = np.zeros((S, T))
+        self.link_used = np.zeros((S, T))
+        self.caps = np.asarray(instance.servers, float)
+        self.links = np.asarray(instance.uplinks, float)
+        self.prices = pricing(instance)
+        self.plans: dict[int, dict[int, dict[int, int]]] = {}
+        self.admitted = 0
+        self.rejected = 0
+        self.decided: set[int] = set()
+        self.energy_price = instance.energy_price if instance.objective == "energy" else 0.0
+
+    def _slot_prices(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        pr = self.prices
+        with np.errstate(over="ignore", invalid="ignore"):
+            gpu = pr.gpu_a * pr.gpu_b ** (self.gpu_used[:, t] / self.caps)
+            link = np.where(self.links > 0,
+                            pr.link_a * pr.link_b ** (self.link_used[:, t] / np.where(self.links > 0, self.links, 1.0)),
+                            math.inf)
+        return gpu, link
+
+    def _worker_choices(self, wmax: int) -> list[int]:
+        if self.exact or wmax <= 8:
+            return list(range(1, wmax + 1))
+        return sorted({1 << k for k in range(int(math.log2(wmax)) + 1)} | {wmax})
+
+    def _greedy(self, j, w, free, link_ok, gpu_price, link_price):
+        """Greedy embedding of w workers in one slot: [(cost, parts)] (empty if none)."""
+        r = self.instance.jobs[j].reserved_bandwidth
+        fits = np.flatnonzero(free >= w)
+        if fits.size:
+            s = int(fits[np.argmin(gpu_price[fits])])
+            return [(w * float(gpu_price[s]), {s: w})]
+        ok = np.flatnonzero((free >= 1) & link_ok)
+        if w < 2 or ok.size < 2 or free[ok].sum() < w:
+            return []
+        order = ok[np.argsort(gpu_price[ok] + r * link_price[ok] / np.maximum(free[ok], 1), kind="stable")]
+        parts, rest, cost = {}, w, 0.0
+        for s in order:
+            take = int(min(free[s], rest))
+            parts[int(s)] = take
+            cost += take * float(gpu_price[s]) + r * float(link_price[s])
+            rest -= take
+            if rest == 0:
+                break
+        return [(cost, parts)] if len(parts) >= 2 else []
+
+    def _exact_embeddings(self, j, free, link_ok, gpu_price, link_price) -> dict[tuple[int, bool], tuple]:
+        """Cheapest single-server and spread embedding of every w: {(w, spread): (cost, parts)}."""
+        wmax, r = self.instance.jobs[j].max_workers, self.instance.jobs[j].reserved_bandwidth
+        out = {}
+        for w in range(1, wmax + 1):
+            fits = np.flatnonzero(free >= w)
+            if fits.size:
+                s = int(fits[np.argmin(gpu_price[fits])])
+                out[w, False] = (w * float(gpu_price[s]), {s: w})
+        # DP over servers: state (servers used capped at 2, workers) -> (cost, parts)
+        states = {(0, 0): (0.0, {})}
+        for s in np.flatnonzero((free >= 1) & link_ok):
+            s = int(s)
+            nxt = dict(states)
+            for (used, x), (cost, parts) in states.items():
+                for k in range(1, int(min(free[s], wmax - x)) + 1):
+                    key = (min(used + 1, 2), x + k)
+                    c = cost + k * float(gpu_price[s]) + r * float(link_price[s])
+                    if key not in nxt or c < nxt[key][0]:
+                        nxt[key] = (c, {**parts, s: k})
+            states = nxt
+        for (used, x), value in states.items():
+            if used == 2 and x >= 2:
+                out[x, True] = value
+        return out
+
+    def _options(self, j, t):
+        """[(cost, progress, parts)] of job j's non-idle options in slot t, in the capacity left."""
+        inst, job = self.instance, self.instance.jobs[j]
+        free = self.caps - self.gpu_used[:, t]
+        link_ok = self.links - self.link_used[:, t] >= job.reserved_bandwidth
+        gpu_price, link_price = self._slot_prices(t)
+        table = inst.progress_table[j]
+        if self.exact:
+            found = self._exact_embeddings(j, free, link_ok, gpu_price, link_price)
+            emb = [(w, spread, cost, parts) for (w, spread), (cost, parts) in found.items()]
+        else:
+            emb = []
+            for w in self._worker_choices(job.max_workers):
+                for cost, parts in self._greedy(j, w, free, link_ok, gpu_price, link_price):
+                    emb.append((w, len(parts) >= 2, cost, parts))
+        return [(cost + w * self.energy_price, int(table[int(spread), w]), parts) for w, spread, cost, parts in emb]
+
+    def best_response(self, j: int, start: int):
+        """(utility minus cost, schedule {slot: parts}) of job j's best response, or None."""
+        inst, job = self.instance, self.instance.jobs[j]
+        end = inst.horizon if self.exact else min(inst.horizon, start + self.window)
+        B = job.iterations if self.exact else min(self.buckets, job.iterations)
+        q = job.iterations / B
+        inf = math.inf
+        value = np.full(B + 1, inf)
+        value[0] = 0.0
+        src = np.arange(B + 1)
+        back = []
+        for t in range(start, end):
+            new, arg, prev = value.copy(), np.full(B + 1, -1), src.copy()
+            options = self._options(j, t)
+            for k, (cost, progress, _) in enumerate(options):
+                step = progress if self.exact else int(math.floor(progress / q + 1e-9))
+                if step <= 0:
+                    continue
+                dst = np.minimum(src + step, B)
+                cand = value + cost
+                # several sources reach B: the cheapest of them
+                tail = src[dst == B]
+                best_tail = int(tail[np.argmin(cand[tail])]) if tail.size else -1
+                moved = np.full(B + 1, inf)
+                origin = np.full(B + 1, -1)
+                low = src[dst < B]
+                moved[dst[low]] = cand[low]
+                origin[dst[low]] = low
+                if best_tail >= 0:
+                    moved[B], origin[B] = cand[best_tail], best_tail
+                better = moved < new
+                new = np.where(better, moved, new)
+                arg = np.where(better, k, arg)
+                prev = np.where(better, origin, prev)
+            value = new
+            back.append((arg, prev, options, float(value[B])))
+        best = None
+        for i, (_, _, _, cost_done) in enumerate(back):
+            if cost_done < inf:
+                gain = job.utility(start + i + 1 - job.arrival) - cost_done
+                if best is None or gain > best[0]:
+                    best = (gain, i)
+        if best is None:
+            return None
+        gain, last = best
+        plan, b = {}, B
+        for i in range(last, -1, -1):
+            arg, prev, options, _ = back[i]
+            if arg[b] >= 0:
+                plan[start + i] = options[arg[b]][2]
+            b = prev[b]
+        return gain, plan
+
+    def _commit(self, j, plan):
+        r = self.instance.jobs[j].reserved_bandwidth
+        for t, parts in plan.items():
+            for s, w in parts.items():
+                self.gpu_used[s, t] += w
+                if len(parts) >= 2:
+                    self.link_used[s, t] += r
+
+    def decide(self, sim, slot, active):
+        inst = self.instance
+        for j in sorted(active - self.decided, key=lambda j: (inst.jobs[j].arrival, j)):
+            self.decided.add(j)
+            response = self.best_response(j, slot)
+            if response is not None and response[0] > 0:
+                self._commit(j, response[1])
+                self.plans[j] = response[1]
+                self.admitted += 1
+            else:
+                self.rejected += 1
+        return {j: plan[slot] for j, plan in self.plans.items() if j in active and slot in plan}

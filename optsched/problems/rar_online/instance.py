@@ -1,0 +1,266 @@
+"""The ``rar-online`` instance and its checker (spec ``ring_allreduce.md``, "rar-online"; the model
+beyond the GADGET abstract is [ours], docs ``docs/ring_allreduce.md#rar-online``).
+
+Slots t = 0..T-1 of ``slot_s`` seconds. Job j arrives at the start of slot ``arrival`` and may get,
+in each slot t >= arrival, between 0 and ``max_workers`` workers: all on one server (the ring
+stays inside it, bandwidth b_in) or spread over two or more servers, each of which then reserves
+``reserved_bandwidth`` r_j on its uplink for that slot (bandwidth r_j, no contention [paper:
+MobiHoc'22 related work: GADGET reserves bandwidth]). With w workers the slot advances the job by
+``w * floor(slot_s / tau_j(w))`` worker-iterations [ours: elastic data parallelism, each worker
+processes one mini-batch per ring iteration]; the job completes at the end of the first slot
+where its cumulative progress reaches ``iterations`` F_j.
+
+Objective (authoritative): ``sum_j U_j(C_j - a_j)`` over jobs completed within T (C_j = index of
+the completing slot + 1; unfinished jobs earn 0), or with ``objective = "energy"`` that minus
+``energy_price`` per GPU-slot used (unfinished jobs pay too), or with ``"fairness"``
+``sum_j log(fairness_u0 + U_j)`` (U_j = 0 when unfinished).
+
+Solution schema: ``{"allocations": [[job, slot, [[server, workers], ...]], ...]}``, at most one
+entry per (job, slot), every worker count >= 1. Allocations after a job's completion are allowed
+(they earn nothing and count as GPU-slots for the energy objective).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+
+from optsched.core.instance import Instance, Record
+from optsched.core.registry import CheckReport
+from optsched.workloads.rar_timing import iteration_time, iterations_per_slot
+
+__all__ = ["Utility", "OnlineJob", "RarOnlineInstance", "check", "evaluate", "OBJECTIVE", "SOLUTION_SCHEMA"]
+
+OBJECTIVE = ("maximize sum_j U_j(C_j - a_j) over jobs completed within T (energy: minus energy_price per "
+             "GPU-slot; fairness: sum_j log(u0 + U_j))")
+SOLUTION_SCHEMA = '{"allocations": [[job, slot, [[server, workers], ...]], ...]}'
+
+
+@dataclass(frozen=True)
+class Utility(Record):
+    """A non-increasing, non-negative utility of the delay d = C_j - a_j (slots).
+
+    * ``step``: ``value`` if d <= deadline else 0;
+    * ``linear``: ``max(0, value - slope * d)``;
+    * ``sigmoid``: ``value / (1 + exp(steepness * (d - midpoint)))``.
+    """
+
+    problem = "rar-online"
+    kind: Literal["step", "linear", "sigmoid"]
+    value: float
+    deadline: float = 0.0
+    slope: float = 0.0
+    midpoint: float = 0.0
+    steepness: float = 1.0
+
+    def __call__(self, delay: float) -> float:
+        if self.kind == "step":
+            return self.value if delay <= self.deadline else 0.0
+        if self.kind == "linear":
+            return max(0.0, self.value - self.slope * delay)
+        z = self.steepness * (delay - self.midpoint)
+        return self.value / (1.0 + math.exp(z)) if z < 700 else 0.0
+
+    def violations(self) -> list[tuple[str, str, object]]:
+        out = []
+        if not (0 <= self.value < math.inf):
+            out.append(("value", "must be >= 0 and finite", self.value))
+        if self.kind == "linear" and not self.slope >= 0:
+            out.append(("slope", "must be >= 0: a utility may not increase with completion time", self.slope))
+        if self.kind == "sigmoid" and not self.steepness >= 0:
+            out.append(("steepness", "must be >= 0: a utility may not increase with completion time",
+                        self.steepness))
+        return out
+
+
+@dataclass(frozen=True)
+class OnlineJob(Record):
+    """One elastic RAR job: arrival slot, worker-iterations F_j, up to ``max_workers`` workers."""
+
+    problem = "rar-online"
+    arrival: int
+    iterations: int
+    max_workers: int
+    model_bytes: float
+    compute_s: float
+    reserved_bandwidth: float
+    utility: Utility
+    job_type: str = ""
+
+    def violations(self) -> list[tuple[str, str, object]]:
+        out = []
+        if self.arrival < 0:
+            out.append(("arrival", "must be >= 0", self.arrival))
+        if self.iterations < 1:
+            out.append(("iterations", "must be >= 1", self.iterations))
+        if self.max_workers < 1:
+            out.append(("max_workers", "must be >= 1", self.max_workers))
+        if not (0 <= self.model_bytes < math.inf):
+            out.append(("model_bytes", "must be >= 0 and finite", self.model_bytes))
+        for name in ("compute_s", "reserved_bandwidth"):
+            v = getattr(self, name)
+            if not (0 < v < math.inf):
+                out.append((name, "must be > 0 and finite", v))
+        out += [(f"utility.{f}", rule, v) for f, rule, v in self.utility.violations()]
+        return out
+
+
+@dataclass(frozen=True)
+class RarOnlineInstance(Instance):
+    """Servers (GPUs, uplink bytes/s), slots, jobs and the objective configuration."""
+
+    problem = "rar-online"
+    servers: tuple[int, ...]
+    uplinks: tuple[float, ...]
+    jobs: tuple[OnlineJob, ...]
+    slot_s: float
+    horizon: int
+    intra_bandwidth: float
+    reduction_speed: float
+    objective: Literal["utility", "energy", "fairness"] = "utility"
+    energy_price: float = 0.0
+    fairness_u0: float = 1.0
+    name: str = ""
+    provenance: str = ""
+
+    def validate(self) -> None:
+        self.require(len(self.servers) >= 1, "servers", "must list at least one server", len(self.servers))
+        for s, n in enumerate(self.servers):
+            self.require(n >= 1, f"servers[{s}]", "must be >= 1 GPU", n)
+        self.require(len(self.uplinks) == len(self.servers), "uplinks", "must give one capacity per server",
+                     len(self.uplinks))
+        self.require_nonnegative("uplinks", self.uplinks)
+        self.require(self.horizon >= 1, "horizon", "must be >= 1 slot", self.horizon)
+        for name in ("slot_s", "intra_bandwidth", "reduction_speed"):
+            self.require_nonnegative(name, [getattr(self, name)], strict=True)
+        self.require_nonnegative("energy_price", [self.energy_price])
+        self.require(self.fairness_u0 > 0 and math.isfinite(self.fairness_u0), "fairness_u0",
+                     "must be > 0 (log(u0 + U) of an unfinished job)", self.fairness_u0)
+        total = sum(self.servers)
+        for j, job in enumerate(self.jobs):
+            for field, rule, value in job.violations():
+                raise self.invalid(f"jobs[{j}].{field}", rule, value)
+            self.require(job.max_workers <= total, f"jobs[{j}].max_workers",
+                         f"must be <= the cluster's {total} GPUs", job.max_workers)
+            for w in range(1, job.max_workers + 1):
+                for spread in (False, True):
+                    if spread and (w < 2 or len(self.servers) < 2):
+                        continue
+                    tau = self.tau(j, w, spread)
+                    self.require(tau <= self.slot_s, f"jobs[{j}]",
+                                 f"iteration time on {w} worker(s){' spread' if spread else ''} ({tau:.6g} s) "
+                                 f"must be <= slot_s ({self.slot_s:g} s)", job.job_type or j)
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.jobs)
+
+    def tau(self, j: int, workers: int, spread: bool) -> float:
+        """Iteration time (s) of job j on ``workers`` workers, inside one server or spread."""
+        job = self.jobs[j]
+        return iteration_time(model_bytes=job.model_bytes, workers=workers, compute_s=job.compute_s,
+                              bandwidth=job.reserved_bandwidth if spread else self.intra_bandwidth,
+                              reduction_speed=self.reduction_speed)
+
+    def progress(self, j: int, workers: int, spread: bool) -> int:
+        """Worker-iterations per slot: ``w * floor(slot_s / tau_j(w))``."""
+        return workers * iterations_per_slot(self.tau(j, workers, spread), self.slot_s)
+
+    @cached_property
+    def progress_table(self) -> list[np.ndarray]:
+        """``table[j][spread, w]``: progress per slot (0 for w = 0 or an impossible spread)."""
+        out = []
+        for j, job in enumerate(self.jobs):
+            t = np.zeros((2, job.max_workers + 1), dtype=np.int64)
+            for w in range(1, job.max_workers + 1):
+                t[0, w] = self.progress(j, w, False)
+                if w >= 2 and len(self.servers) >= 2:
+                    t[1, w] = self.progress(j, w, True)
+            out.append(t)
+        return out
+
+    def value_of(self, utilities: list[float | None], gpu_slots: float) -> float:
+        """The objective from each job's earned utility (None = unfinished) and GPU-slots used."""
+        if self.objective == "fairness":
+            return float(sum(math.log(self.fairness_u0 + (u or 0.0)) for u in utilities))
+        total = float(sum(u for u in utilities if u is not None))
+        return total - self.energy_price * gpu_slots if self.objective == "energy" else total
+
+
+def evaluate(instance: RarOnlineInstance, allocations) -> tuple[list[str], list[int | None], float, float]:
+    """Violations, completion slots C_j (None if unfinished), GPU-slots used and the objective."""
+    n, S, T = instance.num_jobs, len(instance.servers), instance.horizon
+    violations: list[str] = []
+    gpu_use = np.zeros((S, T), dtype=np.int64)
+    link_use = np.zeros((S, T))
+    per_job: dict[int, dict[int, int]] = {j: {} for j in range(n)}
+    seen = set()
+    gpu_slots = 0
+    for entry in allocations:
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], int) and isinstance(entry[1], int)
+                and isinstance(entry[2], list)):
+            violations.append(f"allocation {entry!r} must be [job, slot, [[server, workers], ...]]")
+            continue
+        j, t, parts = entry
+        if not (0 <= j < n and 0 <= t < T):
+            violations.append(f"allocation ({j}, {t}): job or slot out of range")
+            continue
+        if (j, t) in seen:
+            violations.append(f"job {j} slot {t}: more than one allocation")
+            continue
+        seen.add((j, t))
+        if t < instance.jobs[j].arrival:
+            violations.append(f"job {j} slot {t}: before its arrival slot {instance.jobs[j].arrival}")
+        used = {}
+        for part in parts:
+            if not (isinstance(part, list) and len(part) == 2 and all(isinstance(x, int) for x in part)
+                    and 0 <= part[0] < S and part[1] >= 1 and part[0] not in used):
+                violations.append(f"job {j} slot {t}: bad part {part!r}")
+                continue
+            used[part[0]] = part[1]
+        w = sum(used.values())
+        if not used:
+            violations.append(f"job {j} slot {t}: no workers")
+            continue
+        if w > instance.jobs[j].max_workers:
+            violations.append(f"job {j} slot {t}: {w} workers > max_workers {instance.jobs[j].max_workers}")
+            continue
+        spread = len(used) >= 2
+        for s, count in used.items():
+            gpu_use[s, t] += count
+            if spread:
+                link_use[s, t] += instance.jobs[j].reserved_bandwidth
+        gpu_slots += w
+        per_job[j][t] = instance.progress_table[j][int(spread), w]
+    for s, t in zip(*np.nonzero(gpu_use > np.asarray(instance.servers)[:, None])):
+        violations.append(f"server {s} slot {t}: {gpu_use[s, t]} GPUs used > {instance.servers[s]}")
+    over = link_use > np.asarray(instance.uplinks)[:, None] * (1 + 1e-12)
+    for s, t in zip(*np.nonzero(over)):
+        violations.append(f"uplink {s} slot {t}: {link_use[s, t]:g} bytes/s reserved > {instance.uplinks[s]:g}")
+    completion: list[int | None] = []
+    for j, job in enumerate(instance.jobs):
+        done, c = 0, None
+        for t in sorted(per_job[j]):
+            done += per_job[j][t]
+            if done >= job.iterations:
+                c = t + 1
+                break
+        completion.append(c)
+    utilities = [None if c is None else job.utility(c - job.arrival) for c, job in zip(completion, instance.jobs)]
+    return violations, completion, float(gpu_slots), instance.value_of(utilities, gpu_slots)
+
+
+def check(instance: RarOnlineInstance, solution) -> CheckReport:
+    """Validate the allocations (GPU and uplink capacities, arrivals, worker caps) and compute the
+    objective of the configuration."""
+    if not isinstance(solution, dict) or set(solution) != {"allocations"} or not isinstance(
+            solution["allocations"], list):
+        return CheckReport(False, None, ['solution must be an object {"allocations": [...]}'])
+    violations, completion, gpu_slots, value = evaluate(instance, solution["allocations"])
+    return CheckReport(not violations, value, violations,
+                       {"completion": completion, "gpu_slots": gpu_slots,
+                        "completed": sum(c is not None for c in completion)})
