@@ -1,5 +1,16 @@
-"""Reproduction framework: experiments, sweep runner, results database (``optsched repro``)."""
+"""Reproduction framework: experiments, sweep runner, results database (``optsched repro``).
 
+* :class:`Experiment`, :class:`ReportWriter`: how a table is declared (``paper_repro/<id>_*.py``).
+* :func:`mean_ci95`: mean and 95% t-interval over seeds, for every table.
+* :func:`run` with :class:`RunOptions`: the runner behind ``optsched repro``.
+* :class:`ResultsDB`, :func:`cell_key`, :func:`cell_seed`: the results database and cell identity.
+"""
+
+from .db import ResultsDB
 from .experiment import Experiment, ReportWriter
+from .keys import cell_key, cell_seed
+from .runner import RunOptions, run
+from .stats import MeanCI, mean_ci95
 
-__all__ = ["Experiment", "ReportWriter"]
+__all__ = ["Experiment", "ReportWriter", "mean_ci95", "MeanCI", "RunOptions", "run", "ResultsDB", "cell_key",
+           "cell_seed"]

@@ -19,7 +19,12 @@ those rows are left out of determinism checks). Columns whose names end in ``_s`
 they are dropped before byte-for-byte comparisons of two runs.
 
 ``report`` receives every finished row (in cell order) and writes artifacts through the
-:class:`ReportWriter` (Markdown + CSV tables, matplotlib PNG figures with captions).
+:class:`ReportWriter` (Markdown + CSV tables, matplotlib PNG figures with captions). It runs only
+when every cell finished; aggregate seeds with :func:`optsched.repro.stats.mean_ci95`.
+
+The seed ``run_cell`` receives is ``params["seed"]`` when the cell's parameters carry an int
+``seed``, else one derived from the experiment id and the canonical parameters
+(:func:`optsched.repro.keys.cell_seed`). The runner is ``optsched repro`` (:mod:`.runner`).
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ class ReportWriter(Protocol):
     quick: bool
 
     def table(self, name: str, rows: list[dict], columns: list[str] | None = None, *,
-              caption: str = "", notes: list[str] | None = None) -> None:
-        """Write ``<id>_<name>.md`` and ``.csv``; ``notes`` are printed under the table."""
+              caption: str = "", notes: list[str] | None = None,
+              formats: dict[str, str] | None = None) -> None:
+        """Write ``<id>_<name>.md`` and ``.csv``; ``notes`` are printed under the table;
+        ``formats`` maps columns to Markdown format specs (the CSV keeps full precision)."""
 
     def figure(self, name: str, fig, *, caption: str) -> None:
         """Save a matplotlib figure as ``<id>_<name>.png`` with its caption in ``index.md``."""
@@ -61,3 +68,11 @@ class Experiment:
     #: QUICK budget on the 2-core reference machine (seconds), checked by the runner's summary
     quick_budget_s: float = 120.0
     methods: tuple[str, ...] = field(default=())  # "problem/method" names, for fidelity in headers
+    #: the instance family, for ``index.md`` (e.g. "OR-Library mknapcb1, 5 rows x 100 items")
+    instance_family: str = ""
+    #: solver settings beyond one thread per solve, for ``index.md`` (e.g. "time_limit 300 s")
+    settings: str = ""
+    #: bump when ``run_cell`` changes what it computes: part of every cell key (when not 0), so the
+    #: stored cells of the old revision are not reused (the optsched version alone does not move
+    #: with every code change)
+    revision: int = 0

@@ -85,3 +85,17 @@ def test_mps_export_round_trips(tmp_path):
     h.readModel(str(path))
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(4.0, abs=1e-7)
+
+
+def test_large_seeds_reach_highs():
+    """Seeds derived for repro cells are 63-bit; HiGHS takes 0 .. 2^31 - 1 (reduced, not dropped)."""
+    assert SolverSettings(seed=2**62 + 5).solver_seed == 5
+    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    assert optsched.solve(inst, "milp", seed=2**62 + 5).status == "optimal"
+
+
+def test_an_option_highs_rejects_is_an_error():
+    from optsched.core.errors import SolverError
+
+    with pytest.raises(SolverError, match="threads"):
+        get_backend("highs").solve(lp_model(), SolverSettings(threads=-3))

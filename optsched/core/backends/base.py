@@ -40,6 +40,11 @@ class SolverSettings:
     watchdog_factor: float = 1.5
     watchdog_grace_s: float = 5.0
 
+    @property
+    def solver_seed(self) -> int:
+        """The seed handed to HiGHS, whose ``random_seed`` option takes 0 .. 2^31 - 1."""
+        return int(self.seed) % 2**31
+
     def abs_gap_for(self, model: LinearModel) -> float:
         if self.mip_abs_gap is not None:
             return self.mip_abs_gap

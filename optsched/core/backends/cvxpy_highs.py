@@ -56,7 +56,7 @@ class CvxpyBackend(Backend):
         prob = cp.Problem(cp.Minimize(sign * model.cost @ x), cons)
         opts = {"mip_rel_gap": float(settings.mip_rel_gap),
                 "mip_abs_gap": float(settings.abs_gap_for(model)),
-                "threads": int(settings.threads), "random_seed": int(settings.seed),
+                "threads": int(settings.threads), "random_seed": settings.solver_seed,
                 "presolve": "on" if settings.presolve else "off"}
         if settings.time_limit is not None:
             opts["time_limit"] = float(settings.time_limit)

@@ -8,6 +8,7 @@ import highspy
 import numpy as np
 
 from ..linear import LinearModel, ModelSolution
+from ..errors import SolverError
 from .base import Backend, SolverSettings, finish
 
 __all__ = ["HighsBackend", "to_highs", "highs_status"]
@@ -93,15 +94,16 @@ class HighsBackend(Backend):
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         h = to_highs(model)
-        h.setOptionValue("mip_rel_gap", float(settings.mip_rel_gap))
-        h.setOptionValue("mip_abs_gap", float(settings.abs_gap_for(model)))
-        h.setOptionValue("threads", int(settings.threads))
-        h.setOptionValue("random_seed", int(settings.seed))
-        h.setOptionValue("presolve", "on" if settings.presolve else "off")
+        options = {"mip_rel_gap": float(settings.mip_rel_gap), "mip_abs_gap": float(settings.abs_gap_for(model)),
+                   "threads": int(settings.threads), "random_seed": settings.solver_seed,
+                   "presolve": "on" if settings.presolve else "off"}
         if settings.time_limit is not None:
-            h.setOptionValue("time_limit", float(settings.time_limit))
+            options["time_limit"] = float(settings.time_limit)
         if settings.node_limit is not None:
-            h.setOptionValue("mip_max_nodes", int(settings.node_limit))
+            options["mip_max_nodes"] = int(settings.node_limit)
+        for name, value in options.items():
+            if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+                raise SolverError(f"HiGHS rejected option {name} = {value!r}")
         fired = run_with_watchdog(h, settings.hard_limit())
         info = h.getInfo()
         name = h.getModelStatus().name

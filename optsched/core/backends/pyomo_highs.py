@@ -67,7 +67,7 @@ class PyomoBackend(Backend):
         opt = SolverFactory("highs")
         options = {"mip_rel_gap": float(settings.mip_rel_gap),
                    "mip_abs_gap": float(settings.abs_gap_for(model)),
-                   "random_seed": int(settings.seed),
+                   "random_seed": settings.solver_seed,
                    "presolve": "on" if settings.presolve else "off"}
         if settings.node_limit is not None:
             options["mip_max_nodes"] = int(settings.node_limit)

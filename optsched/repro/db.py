@@ -1,0 +1,154 @@
+"""The results database of a sweep: one SQLite file per experiment and mode.
+
+``<out>/.runs/<experiment id>[-quick].sqlite`` holds one row per finished cell: its key, the
+parameters (canonical JSON), the result row (JSON), the seed, wall and CPU time and the worker.
+Only the driver writes it, one transaction per cell as the cell finishes, so an interrupted sweep
+(Ctrl-C, SIGKILL, power loss) keeps every cell committed before the interruption and loses only
+the cells in flight. A rerun reads the finished keys and submits the rest.
+
+Failed cells are not stored (a rerun retries them); cells whose row says ``hit_time_limit`` are
+stored, and the runner retries them on a rerun (replacing the row). The file is a cache, not a reference: it is
+not committed (the runner writes a ``.gitignore`` into ``.runs/``); the committed reference is
+the Markdown, CSV and PNG artifacts.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from optsched.core.errors import OptschedError
+
+__all__ = ["ResultsDB", "StoredCell", "SCHEMA_VERSION", "ResultsDBError"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    key TEXT PRIMARY KEY,
+    experiment TEXT NOT NULL,
+    params TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    row TEXT NOT NULL,
+    wall_s REAL NOT NULL,
+    cpu_s REAL NOT NULL,
+    worker TEXT NOT NULL,
+    finished_at TEXT NOT NULL
+);
+"""
+
+
+class ResultsDBError(OptschedError):
+    """The results database cannot be used (wrong schema version, not an optsched database)."""
+
+
+@dataclass(frozen=True)
+class StoredCell:
+    key: str
+    params: dict
+    seed: int
+    row: dict
+    wall_s: float
+    cpu_s: float
+    worker: str
+
+
+class ResultsDB:
+    """A sweep's SQLite results database (see the module docstring).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "T0.sqlite")
+    >>> with ResultsDB(path, "T0") as db:
+    ...     db.add("k1", {"n": 1}, 5, {"value": 2.0}, wall_s=0.1, cpu_s=0.1, worker="local")
+    ...     db.add("k1", {"n": 1}, 5, {"value": 2.0}, wall_s=0.1, cpu_s=0.1, worker="local")
+    ...     sorted(db.finished_keys()), db.get("k1").row
+    True
+    False
+    (['k1'], {'value': 2.0})
+    """
+
+    def __init__(self, path: str | Path, experiment_id: str):
+        self.path = Path(path)
+        self.experiment_id = experiment_id
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        try:
+            self._conn.execute("PRAGMA synchronous = FULL")
+            with self._transaction():
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    self._conn.execute(statement)
+                found = self._conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+                if found is None:
+                    self._conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif found[0] != str(SCHEMA_VERSION):
+                    raise ResultsDBError(f"{self.path}: results database schema version {found[0]}, this optsched "
+                                         f"writes {SCHEMA_VERSION}; delete the file to recompute")
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise ResultsDBError(f"{self.path}: not a usable results database ({exc})") from None
+        except ResultsDBError:
+            self._conn.close()
+            raise
+
+    def _transaction(self):
+        return _Transaction(self._conn)
+
+    def finished_keys(self) -> set[str]:
+        """Keys of every stored cell of this experiment."""
+        rows = self._conn.execute("SELECT key FROM cells WHERE experiment = ?", (self.experiment_id,))
+        return {key for (key,) in rows}
+
+    def get(self, key: str) -> StoredCell | None:
+        found = self._conn.execute("SELECT key, params, seed, row, wall_s, cpu_s, worker FROM cells WHERE key = ?",
+                                   (key,)).fetchone()
+        if found is None:
+            return None
+        key, params, seed, row, wall_s, cpu_s, worker = found
+        return StoredCell(key, json.loads(params), seed, json.loads(row), wall_s, cpu_s, worker)
+
+    def add(self, key: str, params: dict, seed: int, row: dict, *, wall_s: float, cpu_s: float,
+            worker: str, replace: bool = False) -> bool:
+        """Store a finished cell in its own transaction; False if the key was already stored
+        (``replace``: overwrite it instead, for a retried cell)."""
+        from datetime import datetime, timezone
+
+        from .keys import canonical_json
+
+        params_text = canonical_json(params)
+        row_text = json.dumps(row, separators=(",", ":"), allow_nan=True)  # keeps the column order
+        with self._transaction():
+            cur = self._conn.execute(
+                f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, self.experiment_id, params_text, int(seed), row_text, float(wall_s), float(cpu_s), worker,
+                 datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            return cur.rowcount == 1
+
+    def __len__(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM cells WHERE experiment = ?",
+                                  (self.experiment_id,)).fetchone()[0]
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "ResultsDB":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb):
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

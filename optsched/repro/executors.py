@@ -1,0 +1,191 @@
+"""Executors that run sweep cells: local processes or a ``dask.distributed`` cluster.
+
+A cell is a :class:`CellTask` (key, script path, parameters, seed); a worker imports the script by
+path (once per process) and calls ``EXPERIMENT.run_cell(params, seed)`` through
+:func:`execute_cell`, which never raises: an exception becomes an error message in the
+:class:`CellOutcome`. Executors yield outcomes as cells finish; the driver stores them.
+
+* :class:`LocalExecutor`: ``concurrent.futures.ProcessPoolExecutor`` with the ``spawn`` context
+  (HiGHS' thread pool does not survive ``fork``), ``jobs`` processes, reused across experiments.
+* :class:`DaskExecutor`: an embedded ``LocalCluster`` on 127.0.0.1 (``jobs`` worker processes,
+  one thread each, no dashboard), or an existing scheduler (``--scheduler ADDRESS``); its workers
+  must see the same files (scripts, data directory) at the same paths and run the same versions.
+
+Both give the same rows: a cell depends only on its parameters and seed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+from optsched.core.errors import InvalidInstanceError
+
+from .discovery import format_exception, load_script
+
+__all__ = ["CellTask", "CellOutcome", "execute_cell", "LocalExecutor", "DaskExecutor", "make_executor",
+           "SINGLE_THREAD_ENV"]
+
+#: set to 1 in the driver's environment before workers start, so numeric libraries use one thread
+SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                     "NUMEXPR_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class CellTask:
+    key: str
+    script: str
+    params: dict
+    seed: int
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """What a worker sends back: the row, or the error (a traceback excerpt), and the cell's wall
+    and CPU time (the CPU time does not grow when other processes compete for the cores)."""
+
+    key: str
+    row: dict | None
+    error: str | None
+    wall_s: float
+    cpu_s: float
+    worker: str
+
+
+def execute_cell(key: str, script: str, params: dict, seed: int) -> CellOutcome:
+    """Run one cell in this process (the worker side); never raises."""
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        row = load_script(script).EXPERIMENT.run_cell(dict(params), seed)
+        if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
+            raise TypeError(f"run_cell must return a dict with str keys, got {type(row).__name__}")
+        json.dumps(row, allow_nan=True)  # a row that cannot be stored is the cell's error
+    except Exception:
+        return CellOutcome(key, None, format_exception(), time.perf_counter() - start,
+                           time.process_time() - cpu, worker)
+    return CellOutcome(key, row, None, time.perf_counter() - start, time.process_time() - cpu, worker)
+
+
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C reaches the driver, which stops the workers itself."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalExecutor:
+    """Cells in ``jobs`` local processes (``spawn`` context)."""
+
+    name = "local"
+
+    def __init__(self, jobs: int):
+        if jobs < 1:
+            raise InvalidInstanceError("repro", "--jobs", "must be >= 1", jobs)
+        self.jobs = jobs
+        self._pool = None
+
+    def describe(self) -> str:
+        return f"local processes (spawn), jobs={self.jobs}"
+
+    def run(self, tasks: list[CellTask]) -> Iterator[CellOutcome]:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        if not tasks:
+            return
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_ignore_sigint)
+        futures = {self._pool.submit(execute_cell, t.key, t.script, t.params, t.seed): t for t in tasks}
+        try:
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    yield CellOutcome(futures[future].key, None, "the worker process died (killed or crashed)",
+                                      0.0, 0.0, "local")
+        finally:
+            for future in futures:
+                future.cancel()
+            if any(f.done() and not f.cancelled() and isinstance(f.exception(), BrokenProcessPool)
+                   for f in futures):
+                self.close()  # a broken pool cannot take more work; the next sweep starts a new one
+
+    def close(self, terminate: bool = False) -> None:
+        """Shut the pool down; ``terminate`` (after Ctrl-C) kills running cells instead of waiting."""
+        if self._pool is not None:
+            if terminate:
+                # ProcessPoolExecutor has no public way to stop running tasks before Python 3.14
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.terminate()
+            self._pool.shutdown(wait=not terminate, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor:
+    """Cells on a ``dask.distributed`` cluster: embedded on loopback, or joined at ``scheduler``."""
+
+    name = "dask"
+
+    def __init__(self, jobs: int, scheduler: str | None = None):
+        import dask
+        from distributed import Client, LocalCluster
+
+        self.jobs, self.scheduler = jobs, scheduler
+        self._cluster = None
+        if scheduler:
+            self._client = Client(scheduler)
+        else:
+            # workers may start child processes (the watchdog of the pyomo and cvxpy back-ends)
+            dask.config.set({"distributed.worker.daemon": False})
+            self._cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                         host="127.0.0.1", dashboard_address=None)
+            self._client = Client(self._cluster)
+
+    def describe(self) -> str:
+        where = f"scheduler {self.scheduler}" if self.scheduler else f"embedded LocalCluster on 127.0.0.1, " \
+                                                                        f"{self.jobs} worker processes x 1 thread"
+        return f"dask.distributed, {where}"
+
+    def run(self, tasks: list[CellTask]) -> Iterator[CellOutcome]:
+        from distributed import as_completed
+
+        if not tasks:
+            return
+        futures = [self._client.submit(execute_cell, t.key, t.script, t.params, t.seed, pure=False,
+                                       key=f"optsched-cell-{t.key}-{time.time_ns()}") for t in tasks]
+        by_key = {f.key: t for f, t in zip(futures, tasks)}
+        try:
+            for future in as_completed(futures):
+                try:
+                    yield future.result()
+                except Exception as exc:  # a worker lost mid-task, a serialization failure, ...
+                    yield CellOutcome(by_key[future.key].key, None, f"dask: {type(exc).__name__}: {exc}", 0.0, 0.0,
+                                      "dask")
+        finally:
+            self._client.cancel(futures)
+
+    def close(self, terminate: bool = False) -> None:
+        """Disconnect, and stop the embedded cluster (running cells are cancelled either way)."""
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_executor(kind: str, jobs: int, scheduler: str | None = None):
+    """``"local"`` or ``"dask"`` (``scheduler`` only with dask)."""
+    if jobs < 1:
+        raise InvalidInstanceError("repro", "--jobs", "must be >= 1", jobs)
+    if kind == "local":
+        if scheduler:
+            raise InvalidInstanceError("repro", "--scheduler", "needs --executor dask", scheduler)
+        return LocalExecutor(jobs)
+    if kind == "dask":
+        return DaskExecutor(jobs, scheduler)
+    raise InvalidInstanceError("repro", "--executor", "must be local or dask", kind)
