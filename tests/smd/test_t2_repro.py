@@ -1,0 +1,69 @@
+"""Table T2's script: cells, run_cell and report on a few small cells, with a recording writer."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t2_smd.py"
+
+
+@pytest.fixture(scope="module")
+def t2():
+    spec = importlib.util.spec_from_file_location("t2_smd", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class RecordingWriter:
+    quick = True
+
+    def __init__(self):
+        self.tables, self.figures, self.notes = {}, {}, []
+
+    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
+        for row in rows:
+            for column in columns or row:
+                row[column]  # every listed column exists
+        self.tables[name] = (rows, notes or [])
+
+    def figure(self, name, fig, *, caption):
+        self.figures[name] = caption
+
+    def note(self, text):
+        self.notes.append(text)
+
+
+def test_cells_are_json_and_carry_seeds(t2):
+    for quick in (True, False):
+        cells = t2.cells(quick)
+        json.dumps(cells)
+        assert all(isinstance(c["seed"], int) for c in cells)
+    assert len(t2.cells(False)) > len(t2.cells(True))
+    assert sum(c["family"] == "small t=0.5" for c in t2.cells(False)) >= 50
+    assert t2.EXPERIMENT.id == "T2"
+
+
+def test_run_cell_and_report(t2):
+    cells = [c for c in t2.cells(True) if c["family"].startswith("small")][:3]
+    cells += [c for c in t2.cells(True) if c["family"] == "medium"][:1]
+    rows = [t2.run_cell(c, c["seed"]) for c in cells]
+    json.dumps(rows)
+    for row in rows:
+        assert row["milp_status"] == "optimal"
+        assert row["smd_ratio"] >= 1 - t2.OPTIMAL_RTOL
+        assert row["lp_bound"] <= row["opt"] * (1 + t2.OPTIMAL_RTOL)
+    again = t2.run_cell(cells[0], cells[0]["seed"])
+    assert {k: v for k, v in again.items() if not k.endswith("_s")} == \
+        {k: v for k, v in rows[0].items() if not k.endswith("_s")}
+    out = RecordingWriter()
+    t2.report(rows, out)
+    assert {"summary", "smd_stops", "instances"} <= set(out.tables)
+    summary, notes = out.tables["summary"]
+    assert [s["family"] for s in summary] == list(dict.fromkeys(c["family"] for c in cells))
+    assert any("never reported a value below OPT" in n for n in notes)
+    assert "ratios_times" in out.figures
