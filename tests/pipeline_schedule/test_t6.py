@@ -1,0 +1,71 @@
+"""T6's cells, rows and report, through a minimal in-memory writer (the repro runner is tested
+on its own)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t6_pipeline_schedule.py"
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("t6_under_test", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Writer:
+    quick = True
+
+    def __init__(self):
+        self.tables, self.figures, self.notes = {}, {}, []
+
+    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
+        for row in rows:
+            missing = [c for c in (columns or []) if c not in row]
+            assert not missing, (name, missing)
+        self.tables[name] = (rows, columns, caption, notes)
+
+    def figure(self, name, fig, *, caption):
+        assert caption
+        self.figures[name] = fig
+
+    def note(self, text):
+        self.notes.append(text)
+
+
+def test_cells_rows_and_report():
+    t6 = load()
+    exp = t6.EXPERIMENT
+    assert exp.id == "T6"
+    quick = exp.cells(True)
+    assert len(quick) < len(exp.cells(False))
+    json.dumps(quick)  # cells are JSON-able
+    # one cell of each kind, at reduced size, to keep the unit test fast (2 stages, 3 microbatches)
+    small = {"stages": 2, "microbatches": 3, "heterogeneity": 0.6, "transfer": 0.5, "allreduce": 0.5}
+    t6.FAMILIES = {"hetero-small": {**small, "cap": "1f1b"}, "hetero-small-uncapped": small,
+                   "medium": {**small, "stages": 4, "microbatches": 8}}
+    picked = [c for c in quick if c["part"] == "schedule" and c["seed"] == t6.SEED_BASE] + \
+        [c for c in quick if c["part"] == "ada"][:1]
+    t6.ADA_ITERATIONS = 20
+    rows = [exp.run_cell(c, c["seed"]) for c in picked]
+    json.dumps(rows)  # rows are JSON-able
+    again = exp.run_cell(picked[0], picked[0]["seed"])
+    assert {k: v for k, v in again.items() if not k.endswith("_s")} == \
+        {k: v for k, v in rows[0].items() if not k.endswith("_s")}
+    capped = rows[0]
+    assert capped["family"] == "hetero-small" and capped["gpipe_makespan"] is None  # gpipe needs M > cap
+    assert capped["opt"] <= capped["list_makespan"] * (1 + 1e-6) and capped["lower_bound"] <= capped["opt"] * (1 + 1e-6)
+    writer = Writer()
+    exp.report(rows, writer)
+    assert {"schedules", "schedule_cells", "ada_grouper", "ada_grouper_traces"} <= set(writer.tables)
+    assert "summary" in writer.figures
+    ada = writer.tables["ada_grouper_traces"][0][0]
+    assert all(ada[f"{p}_memory_fraction"] <= 1.0 for p in t6.ADA_POLICIES)
