@@ -3,9 +3,6 @@ rows and report on a tiny fake writer."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 import optsched
@@ -13,12 +10,10 @@ from optsched.pipeline import costs
 from optsched.problems.pipeline_partition.generate import generate
 from optsched.problems.pipeline_partition.instance import check
 from tests.conftest import require_data
-
-ROOT = Path(__file__).resolve().parents[2]
-
+from tests.repro_support import RecordingWriter, load_paper_script
 
 def test_sync_objective_uses_the_simulator():
-    sim = pytest.importorskip("optsched.pipeline.schedule_sim")
+    from optsched.pipeline import schedule_sim as sim
     inst = generate(2, layers=6, topology="two-level:2x2", objective="sync", microbatches=4)
     r = optsched.solve(inst, "dp")
     # dp optimizes sync-estimate: for the simulated makespan it is only a feasible plan
@@ -31,7 +26,7 @@ def test_sync_objective_uses_the_simulator():
 def test_identical_stages_sync_estimate_equals_1f1b_makespan():
     # the spec's sanity identity: identical stages without transfers or all-reduce give
     # (M + K - 1)(F + B) for both the estimate and the simulator
-    sim = pytest.importorskip("optsched.pipeline.schedule_sim")
+    from optsched.pipeline import schedule_sim as sim
     st = costs.StageTimes(forward=(1.0,) * 3, backward=(2.0,) * 3, transfer=(0.0, 0.0), allreduce=(0.0,) * 3,
                           replicas=(1,) * 3, stash_bytes=(0.0,) * 3, parameter_bytes=(0.0,) * 3,
                           memory_bytes=(1.0,) * 3)
@@ -64,31 +59,8 @@ def test_real_profiles_load_and_cover_every_layer():
         assert sum(prof.parameter_bytes) == pytest.approx(sum(v["parameter"] for v in layers), rel=1e-12)
 
 
-def _load_t5():
-    spec = importlib.util.spec_from_file_location("t5_test", ROOT / "paper_repro" / "t5_pipeline_partition.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class FakeWriter:
-    quick = True
-
-    def __init__(self):
-        self.tables, self.notes = {}, []
-
-    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
-        self.tables[name] = rows
-
-    def figure(self, name, fig, *, caption):
-        raise AssertionError("T5 draws no figure")
-
-    def note(self, text):
-        self.notes.append(text)
-
-
 def test_t5_cells_row_and_report():
-    t5 = _load_t5()
+    t5 = load_paper_script("t5_pipeline_partition")
     quick = t5.cells(True)
     assert len(quick) < len(t5.cells(False))
     assert all(set(c) == {"profile", "topology", "objective", "milp_time_limit_s"} for c in quick)
@@ -98,10 +70,11 @@ def test_t5_cells_row_and_report():
     assert row["dp_status"] == "optimal"
     for name in t5.PLANNERS:
         assert row[name] >= row["dp"] * (1 - 1e-9)  # float sums, 1e-9 relative
-    out = FakeWriter()
+    out = RecordingWriter()
     t5.report([row], out)
     assert set(out.tables) == {"bottleneck", "bottleneck_sync", "sync-estimate", "sync-estimate_sync", "runtimes"}
-    assert out.tables["bottleneck"][0]["dp [ours]"] == row["dp"]
+    assert out.tables["bottleneck"].rows[0]["dp [ours]"] == row["dp"]
+    assert not out.figures  # T5 draws no figure
 
 
 PROFILES = ("vgg16", "resnet50", "inception_v3", "densenet121", "resnext101", "gnmt", "gnmt_large")

@@ -3,46 +3,17 @@ on its own)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t6_pipeline_schedule.py"
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("t6_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class Writer:
-    quick = True
-
-    def __init__(self):
-        self.tables, self.figures, self.notes = {}, {}, []
-
-    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
-        for row in rows:
-            missing = [c for c in (columns or []) if c not in row]
-            assert not missing, (name, missing)
-        self.tables[name] = (rows, columns, caption, notes)
-
-    def figure(self, name, fig, *, caption):
-        assert caption
-        self.figures[name] = fig
-
-    def note(self, text):
-        self.notes.append(text)
+from tests.repro_support import RecordingWriter, load_paper_script  # noqa: E402
 
 
 def test_cells_rows_and_report():
-    t6 = load()
+    t6 = load_paper_script("t6_pipeline_schedule")
     exp = t6.EXPERIMENT
     assert exp.id == "T6"
     quick = exp.cells(True)
@@ -63,9 +34,9 @@ def test_cells_rows_and_report():
     capped = rows[0]
     assert capped["family"] == "hetero-small" and capped["gpipe_makespan"] is None  # gpipe needs M > cap
     assert capped["opt"] <= capped["list_makespan"] * (1 + 1e-6) and capped["lower_bound"] <= capped["opt"] * (1 + 1e-6)
-    writer = Writer()
+    writer = RecordingWriter()
     exp.report(rows, writer)
     assert {"schedules", "schedule_cells", "ada_grouper", "ada_grouper_traces"} <= set(writer.tables)
     assert "summary" in writer.figures
-    ada = writer.tables["ada_grouper_traces"][0][0]
+    ada = writer.tables["ada_grouper_traces"].rows[0]
     assert all(ada[f"{p}_memory_fraction"] <= 1.0 for p in t6.ADA_POLICIES)

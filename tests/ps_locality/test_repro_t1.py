@@ -2,37 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t1_ps_locality.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("t1_ps_locality", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class FakeWriter:
-    quick = True
-
-    def __init__(self):
-        self.tables, self.figures, self.notes = {}, [], []
-
-    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
-        self.tables[name] = (rows, columns, notes or [])
-
-    def figure(self, name, fig, *, caption):
-        self.figures.append(name)
-
-    def note(self, text):
-        self.notes.append(text)
+from tests.repro_support import RecordingWriter, load_paper_script
 
 
 def test_t1_cells_row_and_report():
-    t1 = _load()
+    t1 = load_paper_script("t1_ps_locality")
     assert t1.EXPERIMENT.id == "T1"
     quick, full = t1.cells(True), t1.cells(False)
     assert len(quick) == 18 and len(full) == 96 and all(isinstance(c["seed"], int) for c in quick)
@@ -42,9 +16,9 @@ def test_t1_cells_row_and_report():
     for method in ("rr", "online_rr", "fifo_locality", "drf"):
         assert row[f"{method}_status"] == "feasible" and row[f"{method}_over_opt"] >= 1 - 1e-6
     assert row["rr_trials_beyond_bound"] <= row["rr_trials"]
-    out = FakeWriter()
+    out = RecordingWriter()
     t1.report([row], out)
-    assert set(out.tables) == {"cells", "summary", "rounding"} and out.figures == ["ratios"]
-    cells_rows, columns, notes = out.tables["cells"]
+    assert set(out.tables) == {"cells", "summary", "rounding"} and list(out.figures) == ["ratios"]
+    cells_rows, columns, notes = out.tables["cells"].rows, out.tables["cells"].columns, out.tables["cells"].notes
     assert set(columns) <= set(row) and any("1 of 1 instances solved" in n for n in notes)
-    assert out.tables["rounding"][0][0]["trials"] == row["rr_trials"]
+    assert out.tables["rounding"].rows[0]["trials"] == row["rr_trials"]

@@ -2,62 +2,34 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-
-
-ROOT = Path(__file__).resolve().parents[2] / "paper_repro"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"_repro_{name}", ROOT / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class FakeWriter:
-    quick = True
-
-    def __init__(self):
-        self.tables, self.figures, self.notes = {}, {}, []
-
-    def table(self, name, rows, columns=None, *, caption="", notes=None):
-        self.tables[name] = (rows, caption, notes)
-
-    def figure(self, name, fig, *, caption):
-        self.figures[name] = caption
-
-    def note(self, text):
-        self.notes.append(text)
+from tests.repro_support import RecordingWriter, load_paper_script
 
 
 def test_t4_cells_rows_and_report():
-    t4 = load("t4_sjf_bco")
+    t4 = load_paper_script("t4_sjf_bco")
     cells = t4.cells(True)
     assert sum(c["part"] == "main" for c in cells) == 10  # the acceptance's 10 seeds, QUICK too
     rows = [t4.run_cell({"part": "small", "instance_seed": s}, seed=s) for s in range(2)]
     rows.append(t4.run_cell({"part": "kappa", "instance_seed": 0, "kappa": 4}, seed=0))
-    writer = FakeWriter()
+    writer = RecordingWriter()
     t4.report(rows, writer)
     assert set(writer.tables) == {"vs_kappa", "small_vs_bound"} and "vs_kappa" in writer.figures
-    ratios = writer.tables["small_vs_bound"][0]
+    ratios = writer.tables["small_vs_bound"].rows
     assert [r["method"] for r in ratios] == ["sjf-bco", "ff", "ls", "random"]
     for row in rows[:2]:  # the bound is below every method's makespan
         assert all(row[f"{m}_makespan"] >= row["milp_bound"] for m in ("sjf_bco", "ff", "ls", "random"))
 
 
 def test_t3_cells_rows_and_report():
-    t3 = load("t3_rar_online")
+    t3 = load_paper_script("t3_rar_online")
     rows = [t3.run_cell({"part": "small", "objective": "utility", "instance_seed": s}, seed=s) for s in range(2)]
     demand = t3.run_cell({"part": "small-demand", "objective": "utility", "instance_seed": 0}, seed=0)
     assert demand["theorem_applies"]
     assert demand["gadget_exact_value"] >= demand["reference_value"] / demand["registered_factor"]
-    writer = FakeWriter()
+    writer = RecordingWriter()
     t3.report(rows + [demand], writer)
     assert "small_demand" in writer.tables
-    table = writer.tables["small_utility"][0]
+    table = writer.tables["small_utility"].rows
     assert table[-1]["method"].startswith("reference")
     for row in rows:  # the offline optimum is never beaten by an online policy
         assert all(row[f"{m}_value"] <= row["reference_value"] + 1e-9 for m in ("gadget", "fifo", "tiresias_las"))

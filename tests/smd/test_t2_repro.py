@@ -2,40 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t2_smd.py"
+from tests.repro_support import RecordingWriter, load_paper_script
 
 
 @pytest.fixture(scope="module")
 def t2():
-    spec = importlib.util.spec_from_file_location("t2_smd", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class RecordingWriter:
-    quick = True
-
-    def __init__(self):
-        self.tables, self.figures, self.notes = {}, {}, []
-
-    def table(self, name, rows, columns=None, *, caption="", notes=None, formats=None):
-        for row in rows:
-            for column in columns or row:
-                row[column]  # every listed column exists
-        self.tables[name] = (rows, notes or [])
-
-    def figure(self, name, fig, *, caption):
-        self.figures[name] = caption
-
-    def note(self, text):
-        self.notes.append(text)
+    return load_paper_script("t2_smd")
 
 
 def test_cells_are_json_and_carry_seeds(t2):
@@ -63,7 +39,7 @@ def test_run_cell_and_report(t2):
     out = RecordingWriter()
     t2.report(rows, out)
     assert {"summary", "smd_stops", "instances"} <= set(out.tables)
-    summary, notes = out.tables["summary"]
+    summary, notes = out.tables["summary"].rows, out.tables["summary"].notes
     assert [s["family"] for s in summary] == list(dict.fromkeys(c["family"] for c in cells))
     assert any("never reported a value below OPT" in n for n in notes)
     assert "ratios_times" in out.figures

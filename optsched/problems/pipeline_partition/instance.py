@@ -17,6 +17,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance
 from optsched.core.registry import CheckReport
 from optsched.pipeline import costs
+from optsched.pipeline.schedule_sim import simulate
 from optsched.workloads.topology import DeviceGraph
 
 __all__ = ["PipelinePartitionInstance", "check", "objective_value", "OBJECTIVE", "SOLUTION_SCHEMA", "ARRAYS"]
@@ -200,12 +201,6 @@ def objective_value(instance: PipelinePartitionInstance, st: costs.StageTimes, o
         return costs.bottleneck(st)
     if objective == "sync-estimate":
         return costs.sync_estimate(st, instance.microbatches)
-    try:
-        from optsched.pipeline.schedule_sim import simulate
-    except ImportError as exc:
-        raise InvalidInstanceError(instance.problem, "objective",
-                                   "'sync' needs the schedule simulator optsched.pipeline.schedule_sim, "
-                                   f"which is not available ({exc})") from None
     schedule = instance.schedule
     return float(simulate(st, instance.microbatches, schedule=schedule, group_size=instance.group_size).makespan)
 
