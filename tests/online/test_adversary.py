@@ -37,7 +37,7 @@ def test_decoded_inputs_stay_in_the_input_class():
     for _ in range(50):
         inst = a.decode(rng.uniform(-0.5, 1.5, len(a.bounds)))  # outside the box: clipped
         assert inst.eps == 0.2 and max(inst.demands) <= 0.2 and min(inst.demands) >= 0.2 * a.min_fraction
-        assert 1.0 <= min(inst.values) and max(inst.values) <= 16.0
+        assert min(inst.values) >= 1.0 and max(inst.values) <= 16.0
         assert list(inst.values) == sorted(inst.values)
 
 

@@ -80,14 +80,15 @@ def test_db_stores_each_cell_once_and_persists(tmp_path):
     path = tmp_path / "runs" / "T1.sqlite"
     with ResultsDB(path, "T1") as db:
         assert db.finished_keys() == set() and len(db) == 0
-        assert db.add("a", {"n": 1}, 7, {"value": 1.5, "nan": float("nan")}, wall_s=0.25, cpu_s=0.2, worker="w1")
-        assert not db.add("a", {"n": 1}, 7, {"value": 99.0}, wall_s=0.25, cpu_s=0.2, worker="w2")
-        assert db.add("b", {"n": 2}, 8, {"value": None}, wall_s=0.5, cpu_s=0.4, worker="w1")
+        first = db.add("a", {"n": 1}, 7, {"value": 1.5, "nan": float("nan")}, wall_s=0.25, cpu_s=0.2, worker="w1")
+        duplicate = db.add("a", {"n": 1}, 7, {"value": 99.0}, wall_s=0.25, cpu_s=0.2, worker="w2")
+        second = db.add("b", {"n": 2}, 8, {"value": None}, wall_s=0.5, cpu_s=0.4, worker="w1")
+        assert first and not duplicate and second  # the first stored row of a key wins
     with ResultsDB(path, "T1") as db:
         assert db.finished_keys() == {"a", "b"} and len(db) == 2
         cell = db.get("a")
-        assert (cell.params, cell.seed, cell.row["value"], cell.wall_s, cell.cpu_s, cell.worker) == \
-            ({"n": 1}, 7, 1.5, 0.25, 0.2, "w1")
+        stored = (cell.params, cell.seed, cell.row["value"], cell.wall_s, cell.cpu_s, cell.worker)
+        assert stored == ({"n": 1}, 7, 1.5, 0.25, 0.2, "w1")  # the recorded timings round-trip
         assert math.isnan(cell.row["nan"])
         assert db.get("missing") is None
 
@@ -206,6 +207,7 @@ def test_progress_is_live_only_on_a_terminal():
 def test_db_replace_overwrites_a_retried_cell(tmp_path):
     with ResultsDB(tmp_path / "T1.sqlite", "T1") as db:
         db.add("a", {"n": 1}, 7, {"hit_time_limit": True}, wall_s=300.0, cpu_s=60.0, worker="w1")
-        assert db.add("a", {"n": 1}, 7, {"hit_time_limit": False}, wall_s=20.0, cpu_s=19.0, worker="w2",
-                      replace=True)
+        replaced = db.add("a", {"n": 1}, 7, {"hit_time_limit": False}, wall_s=20.0, cpu_s=19.0, worker="w2",
+                          replace=True)
+        assert replaced
         assert len(db) == 1 and db.get("a").row == {"hit_time_limit": False} and db.get("a").worker == "w2"
