@@ -280,3 +280,154 @@ def test_exact_embeddings_are_the_cheapest():
                                                                           if spread else 0.0)
             # the same terms summed in another order: a few ulps apart
             assert found[w, spread][0] <= cost * (1 + 1e-12)
+
+
+# -- graph network (links) ----------------------------------------------------------------------
+LINE = (("s0", "s1", 1e9), ("s1", "s2", 1e9))
+
+
+def line_instance(**changes) -> RarOnlineInstance:
+    """Three 1-GPU servers on a line s0 - s1 - s2 (links of 1e9 bytes/s), 10 s slots.
+
+    m = 1e8 bytes, compute 1 s, r_j = 0.6e9. Two workers spread: tau = (1e8 / 2) * 2 / 0.6e9
+    + (1e8 / 2) / 1e10 + 1 = 1.1717 s -> 8 it/slot x 2 = 16 worker-iterations per slot; one worker:
+    tau = 1 s -> 10 per slot (two inside a server would give 18, but no server holds two GPUs).
+    """
+    job = OnlineJob(arrival=0, iterations=16, max_workers=2, model_bytes=1e8, compute_s=1.0,
+                    reserved_bandwidth=0.6e9, utility=Utility(kind="step", value=4.0, deadline=1))
+    other = OnlineJob(arrival=0, iterations=16, max_workers=2, model_bytes=1e8, compute_s=1.0,
+                      reserved_bandwidth=0.6e9, utility=Utility(kind="linear", value=3.0, slope=1.0))
+    base = dict(servers=(1, 1, 1), uplinks=(), links=LINE, jobs=(job, other), slot_s=10.0, horizon=2,
+                intra_bandwidth=1e10, reduction_speed=1e10)
+    return RarOnlineInstance(**(base | changes))
+
+
+def test_graph_routes_and_footprints_by_hand():
+    inst = line_instance()
+    assert inst.progress_table[0][1].tolist() == [0, 0, 16] and inst.progress_table[0][0].tolist() == [0, 10, 18]
+    # fixed routes: s0-s2 crosses both links; a ring over {s0, s2} (s0 -> s2 -> s0) crosses each link
+    # once per direction, so it reserves r_j once on each (capacities are per direction)
+    assert inst.route(0, 2) == (0, 1) and inst.route(0, 1) == (0,) and inst.route(2, 1) == (1,)
+    assert inst.footprint([0, 2]) == (0, 1) and inst.footprint([1, 2]) == (1,) and inst.footprint([2]) == ()
+    assert inst.footprint([0, 1, 2]) == (0, 1)
+
+
+def test_graph_checker_per_link_load_by_hand():
+    inst = line_instance()
+    # slot 0: job 0 over {s0, s2} reserves 0.6e9 on s0-s1 and on s1-s2 (16 it: C = 1, earns 4); job 1
+    # alone on s1 reserves nothing (10 + 10 >= 16 over slots 0-1: C = 2, earns 3 - 2 = 1)
+    ok = {"allocations": [[0, 0, [[0, 1], [2, 1]]], [1, 0, [[1, 1]]], [1, 1, [[1, 1]]]]}
+    report = optsched.check(inst, ok)
+    assert report.feasible, report.violations
+    assert report.details["completion"] == [1, 2]
+    assert report.objective == pytest.approx(4.0 + 1.0)
+    # job 0 over {s0, s2} and job 1 over {s0, s1} in slot 1: s0-s1 carries 0.6e9 + 0.6e9 = 1.2e9 > 1e9,
+    # s1-s2 only 0.6e9 (server 0 is also over capacity: two GPUs on a 1-GPU server)
+    bad = {"allocations": [[0, 1, [[0, 1], [2, 1]]], [1, 1, [[1, 1], [0, 1]]]]}
+    violations, *_ = evaluate(inst, bad["allocations"])
+    assert any("link s0-s1 slot 1" in v and "1.2e+09" in v for v in violations), violations
+    assert not any("s1-s2" in v for v in violations)
+    # with s0-s1 at 1.2e9 both fit (GPU violation aside: s0 is used twice)
+    wide = line_instance(links=(("s0", "s1", 1.2e9), ("s1", "s2", 1e9)))
+    violations, *_ = evaluate(wide, bad["allocations"])
+    assert not any("link" in v for v in violations) and any("server 0 slot 1" in v for v in violations)
+    # a switch between servers: routes pass through it
+    star = line_instance(links=(("s0", "sw", 1e9), ("s1", "sw", 1e9), ("s2", "sw", 0.5e9)))
+    assert star.footprint([0, 2]) == (0, 2)
+    assert not optsched.check(star, {"allocations": [[0, 0, [[0, 1], [2, 1]]]]}).feasible  # 0.6e9 > 0.5e9
+    assert optsched.check(star, {"allocations": [[0, 0, [[0, 1], [1, 1]]]]}).feasible
+
+
+LINE4 = (("s0", "s1", 1e9), ("s1", "s2", 1e9), ("s2", "s3", 1e9))
+
+
+@pytest.mark.parametrize("changes,expected", [
+    ({}, 5.0),                                                                     # job 0 spread in slot 0
+    (dict(links=(("s0", "s1", 0.5e9), ("s1", "s2", 0.5e9))), 1.0),                # no spread possible
+    (dict(servers=(1, 1, 1, 1), links=LINE4, horizon=1), 6.0),                     # {s0,s1} and {s2,s3}
+    (dict(servers=(1, 1, 1, 1), links=(("s0", "s1", 0.5e9), *LINE4[1:]), horizon=1), 4.0),  # one spread
+])
+def test_graph_milp_equals_brute_force(changes, expected):
+    inst = line_instance(**changes)
+    r = optsched.solve(inst, "milp")
+    assert r.status == "optimal"
+    assert optsched.check(inst, r.solution).feasible
+    assert brute_force(inst) == pytest.approx(expected)
+    assert r.objective == pytest.approx(expected, rel=1e-9)
+    assert column_count(inst) == build_model(inst).num_cols
+    assert optsched.solve(inst, "lp").objective >= expected - 1e-9
+    for m in ("gadget", "gadget-exact", "fifo", "tiresias-las"):
+        alg = optsched.solve(inst, m)
+        assert optsched.check(inst, alg.solution).feasible and alg.objective <= r.objective + 1e-9
+
+
+@pytest.mark.parametrize("links,field", [
+    ((("s0", "s1", 1e9), ("s2", "sw", 1e9)), "links"),                      # disconnected
+    ((("s0", "s1", 1e9), ("s1", "s2", -1.0)), "links[1]"),                  # negative capacity
+    ((("s0", "s1", 1e9), ("s1", "s2", 0.0)), "links[1]"),                   # zero capacity
+    ((("s0", "s1", 1e9), ("s1", "s5", 1e9)), "links[1]"),                   # unknown server
+    ((("s0", "s1", 1e9),), "links"),                                         # s2 missing
+    ((("s0", "s0", 1e9), ("s1", "s2", 1e9), ("s0", "s1", 1e9)), "links[0]"),  # self-loop
+    ((("s0", "s1", 1e9), ("s1", "s0", 1e9), ("s1", "s2", 1e9)), "links[1]"),  # duplicate
+])
+def test_invalid_graphs_name_the_field(links, field):
+    with pytest.raises(InvalidInstanceError) as exc:
+        line_instance(links=links)
+    assert exc.value.field == field
+
+
+def test_graph_needs_empty_uplinks_and_json_round_trips(tmp_path, capsys):
+    with pytest.raises(InvalidInstanceError) as exc:
+        line_instance(uplinks=(1e9, 1e9, 1e9))
+    assert exc.value.field == "uplinks"
+    inst = line_instance()
+    again = RarOnlineInstance.from_json(json.loads(inst.dumps()))
+    assert again == inst and again.links == LINE
+    assert "links" not in hand_instance().to_json()  # flat JSON (and its SHA-256) unchanged
+    data = inst.to_json()
+    data["links"][0][2] = -5.0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    assert main(["solve", "rar-online", str(path)]) == 2
+    assert "'links[0]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset,seeds", [("tiny-tree", range(4)), ("small-tree", range(2))])
+def test_tree_generator_methods_respect_links(preset, seeds):
+    for seed in seeds:
+        inst = optsched.generate("rar-online", seed, preset=preset)
+        assert inst.is_graph and inst.uplinks == () and any(u == "core" or v == "core" for u, v, _ in inst.links)
+        flat = generate(seed, **{k: v for k, v in PRESETS[preset].items() if k not in ("network", "racks")})
+        assert flat.jobs == inst.jobs  # the same job draws as the flat network
+        exact = optsched.solve(inst, "milp")
+        lp = optsched.solve(inst, "lp")
+        assert exact.status == "optimal" and lp.objective >= exact.objective - 1e-6 * max(1.0, abs(exact.objective))
+        other = optsched.solve(inst, "milp", backend="scipy")
+        assert other.status == "optimal" and other.objective == pytest.approx(exact.objective, rel=1e-6, abs=1e-9)
+        for m in ("gadget", "gadget-exact", "fifo", "tiresias-las"):
+            r = optsched.solve(inst, m)
+            assert optsched.check(inst, r.solution).feasible and r.objective <= exact.objective + 1e-9
+        ok, why = THEOREM_G.applies(inst)
+        assert not ok and "graph" in why
+
+
+def test_graph_exact_embeddings_are_the_cheapest():
+    rng = np.random.default_rng(3)
+    inst = optsched.generate("rar-online", 1, preset="small-tree")
+    S, L = len(inst.servers), len(inst.link_capacity)
+    policy = GadgetPolicy(inst, exact=True)
+    j = max(range(inst.num_jobs), key=lambda j: inst.jobs[j].max_workers)
+    wmax, r = inst.jobs[j].max_workers, inst.jobs[j].reserved_bandwidth
+    for _ in range(20):
+        free = rng.integers(0, 4, size=S).astype(float)
+        link_ok = rng.random(L) < 0.8
+        gpu_price, link_price = rng.random(S), rng.random(L)
+        found = policy._graph_embeddings(j, free, link_ok, gpu_price, link_price)
+        for split in itertools.product(*(range(int(f) + 1) for f in free)):
+            w, used = sum(split), [s for s, x in enumerate(split) if x]
+            if not 1 <= w <= wmax or not all(link_ok[k] for k in inst.footprint(used)):
+                continue
+            spread = len(used) >= 2
+            cost = sum(x * gpu_price[s] for s, x in enumerate(split)) + r * sum(link_price[k]
+                                                                                for k in inst.footprint(used))
+            assert found[w, spread][0] <= cost * (1 + 1e-12)

@@ -3,6 +3,7 @@
 reconstruction). Methods: ``gadget`` (posted prices, DP best response, greedy ring embedding;
 empirical, no registered guarantee), ``fifo`` and ``tiresias-las`` (baselines on the shared
 simulator), ``milp`` (offline optimum, small instances) and ``lp`` (its relaxation, an upper bound).
+Network: flat server uplinks, or a graph (``links``) with fixed routes between servers.
 Docs: ``docs/ring_allreduce.md#rar-online``.
 """
 
@@ -19,6 +20,8 @@ from .policies import FifoRar, TiresiasLas, run_policy
 
 #: gadget-exact applies when its DPs' work sum_j (T - a_j) (F_j + 1) 2 Wmax_j is at most this
 EXACT_MAX_EFFORT = 500_000_000
+#: on a graph network gadget-exact enumerates every set of servers: it applies up to this many servers
+EXACT_MAX_GRAPH_SERVERS = 10
 
 __all__ = ["THEOREM_G", "RarOnlineInstance", "OnlineJob", "Utility", "PROBLEM", "generate", "check", "build_model",
            "load_gavel_online"]
@@ -46,6 +49,8 @@ PROBLEM = register_problem(Problem(
         "arrival_span": Option(float, 0.5, "arrivals uniform over this fraction of the horizon"),
         "reserve_fractions": Option(str, "0.25,0.5", "r_j / uplink drawn from these, comma separated"),
         "slot_s": Option(float, 60.0, "slot length (s)"),
+        "network": Option(str, "flat", "flat (server uplinks) | tree (servers under racks, rack links to a core)"),
+        "racks": Option(int, 2, "racks of the tree network"),
     },
     importers={"gavel-trace-online": load_gavel_online},
     build_model=build_model,
@@ -64,7 +69,7 @@ def _policy_outcome(instance, policy, **stats) -> Outcome:
 
 
 @PROBLEM.method("gadget", kind="online", fidelity="reconstruction",
-                summary="posted prices per GPU pool / uplink and slot; DP best response over progress buckets "
+                summary="posted prices per GPU pool / uplink or link and slot; DP best response over progress buckets "
                         "with greedy ring embedding; admit iff utility > cost (empirical ratio)",
                 options={"buckets": Option(int, 32, "progress buckets of the DP (more: less conservative)"),
                          "window": Option(int, 48, "slots after arrival the best response plans over")})
@@ -87,6 +92,8 @@ def gadget(instance, ctx):
 
 
 def _theorem_g_applies(inst):
+    if inst.is_graph:
+        return False, "graph network: Theorem G is registered for the flat network (server uplinks) only"
     if inst.objective != "utility":
         return False, f"objective {inst.objective!r}: Theorem G needs the plain utility objective"
     pr = pricing(inst)
@@ -103,15 +110,22 @@ THEOREM_G = Guarantee(
     source="ours", proof="docs/ring_allreduce.md#theorem-g", applies=_theorem_g_applies)
 
 
+def _exact_applicable(inst):
+    if inst.is_graph and len(inst.servers) > EXACT_MAX_GRAPH_SERVERS:
+        return False, (f"{len(inst.servers)} servers on a graph network (gadget-exact enumerates server sets: "
+                       f"needs <= {EXACT_MAX_GRAPH_SERVERS})")
+    return (exact_effort(inst) <= EXACT_MAX_EFFORT,
+            f"DP work {exact_effort(inst)} (gadget-exact needs <= {EXACT_MAX_EFFORT})")
+
+
 @PROBLEM.method("gadget-exact", kind="online", fidelity="reconstruction", guarantee=THEOREM_G,
                 summary="gadget with an exact best response (every slot, exact progress, every embedding)",
-                applicable=lambda inst: (exact_effort(inst) <= EXACT_MAX_EFFORT,
-                                         f"DP work {exact_effort(inst)} (gadget-exact needs <= {EXACT_MAX_EFFORT})"))
+                applicable=lambda inst: _exact_applicable(inst))
 def gadget_exact(instance, ctx):
     """GADGET-style online scheduling with an exact best response [reconstruction; guarantee ours].
 
-    Guarantee (Theorem G, ``docs/ring_allreduce.md#theorem-g``): with the plain utility objective
-    and ``beta < 2``, ``ALG >= OPT (2 - beta) / (2 alpha beta^2)`` (``Pricing`` gives alpha, beta).
+    Guarantee (Theorem G, ``docs/ring_allreduce.md#theorem-g``): on the flat network, with the plain
+    utility objective and ``beta < 2``, ``ALG >= OPT (2 - beta) / (2 alpha beta^2)`` (``Pricing`` gives alpha, beta).
     O(sum_j (T - a_j) (F_j + 1) Wmax_j + S Wmax^2 per slot and job), plus the simulator.
     """
     policy = GadgetPolicy(instance, exact=True)

@@ -2,8 +2,8 @@
 [reconstruction of GADGET, INFOCOM'22, whose details are not public; pricing after the online
 primal-dual framework of OASiS, Bao et al. INFOCOM'18]. Docs: ``docs/ring_allreduce.md#gadget``.
 
-Resources k: the GPU pool of each server and the uplink of each server, in each slot (those of
-positive capacity; |K| of them). With V1 the largest utility one job can earn alone on the empty
+Resources k: the GPU pool of each server and the uplink of each server (graph network: each link),
+in each slot (those of positive capacity; |K| of them). With V1 the largest utility one job can earn alone on the empty
 cluster and Umax_k an upper bound on utility per unit of k (``Pricing``), the price of k at
 utilization y of its capacity c_k is
 
@@ -30,10 +30,17 @@ commits the schedule and raises the prices.
 
 With ``objective = "energy"`` both add the energy price per GPU-slot to the cost (outside the
 theorem's conditions).
+
+Graph network (``links``): a spread embedding over servers U costs ``r_j`` times the prices of the
+links of its footprint (the union of the fixed routes between the servers of U; routes are fixed,
+not price-dependent, so every method, the checker and the ``milp`` share one feasible set).
+``gadget-exact`` enumerates every set U, ``gadget`` grows U greedily (``_graph_embeddings``).
+Theorem G is registered for the flat network only (its ``applies`` says so on a graph).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -76,6 +83,13 @@ def _alone_best(instance: RarOnlineInstance, j: int) -> float:
     for w in range(1, job.max_workers + 1):
         if w <= max(instance.servers):
             best = max(best, int(table[0, w]))
+        if instance.is_graph:
+            # conservative (V1 stays a feasible value): spread only over all servers, if their footprint fits
+            caps = instance.link_capacity
+            fits = all(caps[k] >= job.reserved_bandwidth for k in instance.routed_links)
+            if w >= 2 and S >= 2 and fits and sum(instance.servers) >= w:
+                best = max(best, int(table[1, w]))
+            continue
         usable = [n for n, u in zip(instance.servers, instance.uplinks) if u >= job.reserved_bandwidth]
         if w >= 2 and S >= 2 and len(usable) >= 2 and sum(usable) >= w:
             best = max(best, int(table[1, w]))
@@ -95,14 +109,14 @@ def pricing(instance: RarOnlineInstance) -> Pricing:
     """
     inst = instance
     servers = np.asarray(inst.servers, float)
-    links = np.asarray(inst.uplinks, float)
+    links = inst.link_capacity
     live = [j for j, job in enumerate(inst.jobs) if job.arrival < inst.horizon]
     v1 = max((_alone_best(inst, j) for j in live), default=0.0)
     resources = (int(np.count_nonzero(servers > 0)) + int(np.count_nonzero(links > 0))) * inst.horizon
     vmax = max((inst.jobs[j].utility(1) for j in live), default=0.0)
     if v1 <= 0:
-        ones = np.ones(len(servers))
-        return Pricing(0.0, resources, ones, ones * math.e, ones, ones * math.e, 1.0, math.inf, math.inf)
+        ones, link_ones = np.ones(len(servers)), np.ones(len(links))
+        return Pricing(0.0, resources, ones, ones * math.e, link_ones, link_ones * math.e, 1.0, math.inf, math.inf)
     gpu_umax = np.maximum(vmax, v1 / servers)
     spreaders = [j for j in live if inst.jobs[j].max_workers >= 2 and len(servers) >= 2]
     link_umax = np.zeros(len(links))
@@ -141,9 +155,9 @@ class GadgetPolicy(SlotPolicy):
         self.buckets, self.window, self.exact = buckets, window, exact
         S, T = len(instance.servers), instance.horizon
         self.gpu_used = np.zeros((S, T))
-        self.link_used = np.zeros((S, T))
+        self.links = instance.link_capacity
+        self.link_used = np.zeros((len(self.links), T))
         self.caps = np.asarray(instance.servers, float)
-        self.links = np.asarray(instance.uplinks, float)
         self.prices = pricing(instance)
         self.plans: dict[int, dict[int, dict[int, int]]] = {}
         self.admitted = 0
@@ -212,6 +226,78 @@ class GadgetPolicy(SlotPolicy):
                 out[x, True] = value
         return out
 
+    def _graph_embeddings(self, j, free, link_ok, gpu_price, link_price) -> dict[tuple[int, bool], tuple]:
+        """Graph network: {(w, spread): (cost, parts)} of job j's embeddings in one slot.
+
+        Single server: the cheapest with w free GPUs. Spread: a set U of >= 2 servers whose
+        footprint has r_j free on every link costs ``r_j sum_{k in footprint(U)} p_link(k)`` plus one
+        GPU on each server of U plus the w - |U| cheapest further free GPUs in U. ``gadget-exact``
+        enumerates every U (exact; 2^S sets, hence its server limit on graphs); ``gadget`` grows U
+        greedily: it adds the server of least marginal cost per worker (its GPUs taken plus the
+        links its addition brings into the footprint) until w GPUs are reached."""
+        inst, job = self.instance, self.instance.jobs[j]
+        wmax, r = job.max_workers, job.reserved_bandwidth
+        choices = range(1, wmax + 1) if self.exact else self._worker_choices(wmax)
+        out = {}
+        for w in choices:
+            fits = np.flatnonzero(free >= w)
+            if fits.size:
+                s = int(fits[np.argmin(gpu_price[fits])])
+                out[w, False] = (w * float(gpu_price[s]), {s: w})
+        cand = [int(s) for s in np.flatnonzero(free >= 1)]
+        if wmax < 2 or len(cand) < 2:
+            return out
+
+        def link_cost(servers):
+            links = inst.footprint(servers)
+            if not all(link_ok[k] for k in links):
+                return None
+            return r * float(sum(link_price[k] for k in links))
+
+        if self.exact:
+            for size in range(2, min(len(cand), wmax) + 1):
+                for subset in itertools.combinations(cand, size):
+                    lc = link_cost(subset)
+                    if lc is None:
+                        continue
+                    base = lc + sum(float(gpu_price[s]) for s in subset)
+                    extra = sorted((float(gpu_price[s]), s) for s in subset for _ in range(int(free[s]) - 1))
+                    parts, cost = {s: 1 for s in subset}, base
+                    for w in range(size, wmax + 1):
+                        if w > size:
+                            if w - size > len(extra):
+                                break
+                            price, s = extra[w - size - 1]
+                            cost += price
+                            parts = {**parts, s: parts[s] + 1}
+                        if (w, True) not in out or cost < out[w, True][0]:
+                            out[w, True] = (cost, dict(parts))
+            return out
+        for w in choices:
+            if w < 2 or free[cand].sum() < w:
+                continue
+            parts, rest, cost_links = {}, w, 0.0
+            while rest > 0:
+                best = None
+                for s in cand:
+                    if s in parts:
+                        continue
+                    lc = link_cost([*parts, s])
+                    if lc is None:
+                        continue
+                    take = int(min(free[s], rest))
+                    per_worker = (take * float(gpu_price[s]) + lc - cost_links) / take
+                    if best is None or per_worker < best[0]:
+                        best = (per_worker, s, take, lc)
+                if best is None:
+                    break
+                _, s, take, cost_links = best
+                parts[s] = take
+                rest -= take
+            if rest == 0 and len(parts) >= 2:
+                out[w, True] = (cost_links + sum(k * float(gpu_price[s]) for s, k in parts.items()), parts)
+        return out
+
     def _options(self, j, t):
         """[(cost, progress, parts)] of job j's non-idle options in slot t, in the capacity left."""
         inst, job = self.instance, self.instance.jobs[j]
@@ -219,7 +305,10 @@ class GadgetPolicy(SlotPolicy):
         link_ok = self.links - self.link_used[:, t] >= job.reserved_bandwidth
         gpu_price, link_price = self._slot_prices(t)
         table = inst.progress_table[j]
-        if self.exact:
+        if inst.is_graph:
+            found = self._graph_embeddings(j, free, link_ok, gpu_price, link_price)
+            emb = [(w, spread, cost, parts) for (w, spread), (cost, parts) in found.items()]
+        elif self.exact:
             found = self._exact_embeddings(j, free, link_ok, gpu_price, link_price)
             emb = [(w, spread, cost, parts) for (w, spread), (cost, parts) in found.items()]
         else:
@@ -287,8 +376,8 @@ class GadgetPolicy(SlotPolicy):
         for t, parts in plan.items():
             for s, w in parts.items():
                 self.gpu_used[s, t] += w
-                if len(parts) >= 2:
-                    self.link_used[s, t] += r
+            for k in self.instance.footprint(parts):
+                self.link_used[k, t] += r
 
     def decide(self, sim, slot, active):
         inst = self.instance

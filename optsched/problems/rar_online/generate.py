@@ -6,7 +6,8 @@ spread when it does not fit one). Utilities (value ``U[1, 10]``, d0 = that ideal
 ``step`` with deadline ``d0 U[1.5, 3]``, ``linear`` reaching 0 at ``d0 U[2, 4]``, or ``sigmoid``
 with midpoint ``2 d0`` and steepness ``2 / d0``. Uplinks 12.5 GB/s (100 Gb/s), reserved bandwidth
 a fraction of it drawn from ``reserve_fractions`` (default a quarter or a half), slot 60 s
-(``slot_s``), b_in 100 GB/s, red 50 GB/s.
+(``slot_s``), b_in 100 GB/s, red 50 GB/s. ``network = "tree"``: a seeded two-tier tree
+(:func:`tree_links`) instead of the uplinks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from optsched.workloads.traces import load_gavel_trace
 
 from .instance import OnlineJob, RarOnlineInstance, Utility
 
-__all__ = ["generate", "PRESETS", "load_gavel_online", "ARRIVAL_S_PER_SLOT", "STEPS_PER_ITERATION"]
+__all__ = ["generate", "PRESETS", "tree_links", "load_gavel_online", "ARRIVAL_S_PER_SLOT", "STEPS_PER_ITERATION"]
 
 SLOT_S = 60.0
 UPLINK = 12.5e9
@@ -37,7 +38,28 @@ PRESETS: dict[str, dict] = {
     "tiny": {"jobs": 3, "servers": 2, "gpus_per_server": 2, "horizon": 4, "max_workers": 2},
     "small": {"jobs": 6, "servers": 3, "gpus_per_server": 4, "horizon": 10, "max_workers": 4},
     "medium": {"jobs": 30, "servers": 4, "gpus_per_server": 8, "horizon": 30, "max_workers": 8},
+    "tiny-tree": {"jobs": 3, "servers": 3, "gpus_per_server": 2, "horizon": 3, "max_workers": 3,
+                  "network": "tree", "racks": 2},
+    "small-tree": {"jobs": 6, "servers": 4, "gpus_per_server": 4, "horizon": 8, "max_workers": 6,
+                   "network": "tree", "racks": 2},
 }
+#: oversubscription of a rack's link to the core: capacity = UPLINK * servers in the rack * one of these
+RACK_OVERSUBSCRIPTION = (0.25, 0.5, 1.0)
+
+
+def tree_links(seed: int, servers: int, racks: int) -> tuple[tuple[str, str, float], ...]:
+    """Two-tier tree [ours]: server s under rack ``s * racks // servers`` by a link of UPLINK; each
+    rack linked to ``core`` with UPLINK * (servers in the rack) * a seeded draw from
+    RACK_OVERSUBSCRIPTION (one rack: no core)."""
+    if not 1 <= racks <= servers:
+        raise InvalidInstanceError("rar-online", "racks", f"must lie in 1..servers ({servers})", racks)
+    rng = make_rng(seed, "rar-online-tree", servers, racks)
+    members = [[s for s in range(servers) if s * racks // servers == k] for k in range(racks)]
+    links = [(f"s{s}", f"rack{k}", UPLINK) for k in range(racks) for s in members[k]]
+    if racks >= 2:
+        links += [(f"rack{k}", "core", UPLINK * len(members[k]) * float(rng.choice(RACK_OVERSUBSCRIPTION)))
+                  for k in range(racks)]
+    return tuple(links)
 
 
 def _ideal_progress(servers, gpus_per_server, model_bytes, compute_s, wmax, reserve, slot_s):
@@ -60,8 +82,12 @@ def _utility(rng, d0: float) -> Utility:
 def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int = 4, horizon: int = 10,
              max_workers: int = 4, objective: str = "utility", energy_price: float = 0.0,
              fairness_u0: float = 1.0, arrival_span: float = 0.5,
-             reserve_fractions: str = "0.25,0.5", slot_s: float = SLOT_S) -> RarOnlineInstance:
+             reserve_fractions: str = "0.25,0.5", slot_s: float = SLOT_S, network: str = "flat",
+             racks: int = 2) -> RarOnlineInstance:
     """Random elastic RAR jobs arriving uniformly over the first ``arrival_span`` of the horizon.
+
+    ``network = "tree"`` replaces the flat uplinks by :func:`tree_links` (the jobs are the same
+    draws as with the flat network of the same seed).
 
     >>> inst = generate(0, **PRESETS["tiny"])
     >>> inst.num_jobs, inst.servers
@@ -77,6 +103,9 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int
                                    reserve_fractions) from None
     if not fractions or not all(0 < f <= 1 for f in fractions):
         raise InvalidInstanceError("rar-online", "reserve_fractions", "must lie in (0, 1]", reserve_fractions)
+    if network not in ("flat", "tree"):
+        raise InvalidInstanceError("rar-online", "network", "must be flat or tree", network)
+    links = tree_links(seed, servers, racks) if network == "tree" else None
     if not 0 < slot_s < math.inf:
         raise InvalidInstanceError("rar-online", "slot_s", "must be > 0 and finite", slot_s)
     rng = make_rng(seed, "rar-online", jobs, servers, gpus_per_server, horizon, max_workers, arrival_span,
@@ -93,11 +122,13 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int
         batch.append(OnlineJob(arrival=arrival, iterations=max(1, int(per_slot * slots)), max_workers=wmax,
                                model_bytes=float(t.model_bytes), compute_s=t.compute_s(), reserved_bandwidth=reserve,
                                utility=_utility(rng, math.ceil(slots)), job_type=t.name))
-    return RarOnlineInstance(servers=(gpus_per_server,) * servers, uplinks=(UPLINK,) * servers, jobs=tuple(batch),
-                             slot_s=slot_s, horizon=horizon, intra_bandwidth=INTRA_BANDWIDTH,
-                             reduction_speed=REDUCTION_SPEED, objective=objective, energy_price=energy_price,
-                             fairness_u0=fairness_u0, name=f"rar-online-{jobs}j-{servers}s-seed{seed}",
-                             provenance=f"optsched rar-online generator, seed {seed}")
+    return RarOnlineInstance(servers=(gpus_per_server,) * servers, uplinks=() if links else (UPLINK,) * servers,
+                             jobs=tuple(batch), slot_s=slot_s, horizon=horizon, intra_bandwidth=INTRA_BANDWIDTH,
+                             reduction_speed=REDUCTION_SPEED, links=links, objective=objective,
+                             energy_price=energy_price, fairness_u0=fairness_u0,
+                             name=f"rar-online-{jobs}j-{servers}s-seed{seed}" + ("-tree" if links else ""),
+                             provenance=f"optsched rar-online generator, seed {seed}"
+                                        + (f", tree network of {racks} racks" if links else ""))
 
 
 def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gpus_per_server: int = 8,

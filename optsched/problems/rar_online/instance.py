@@ -5,7 +5,13 @@ Slots t = 0..T-1 of ``slot_s`` seconds. Job j arrives at the start of slot ``arr
 in each slot t >= arrival, between 0 and ``max_workers`` workers: all on one server (the ring
 stays inside it, bandwidth b_in) or spread over two or more servers, each of which then reserves
 ``reserved_bandwidth`` r_j on its uplink for that slot (bandwidth r_j, no contention [paper:
-MobiHoc'22 related work: GADGET reserves bandwidth]). With w workers the slot advances the job by
+MobiHoc'22 related work: GADGET reserves bandwidth]). With a graph network (``links``: edges
+``(u, v, capacity)`` between named nodes, servers ``"s0".."s{S-1}"``, every other name a switch)
+a spread job reserves r_j on every link of its *footprint*: the union, over the pairs of servers
+it uses, of the fixed route between them (:meth:`RarOnlineInstance.route`: the hop-shortest path
+found by a breadth-first search from the lower-indexed server visiting neighbours in name order).
+The flat network is the star whose links are the uplinks; there the footprint is exactly the
+uplinks of the servers used [ours; docs ``#rar-online-network``]. With w workers the slot advances the job by
 ``w * floor(slot_s / tau_j(w))`` worker-iterations [ours: elastic data parallelism, each worker
 processes one mini-batch per ring iteration]; the job completes at the end of the first slot
 where its cumulative progress reaches ``iterations`` F_j.
@@ -23,6 +29,8 @@ entry per (job, slot), every worker count >= 1. Allocations after a job's comple
 from __future__ import annotations
 
 import math
+import re
+from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -111,7 +119,12 @@ class OnlineJob(Record):
 
 @dataclass(frozen=True)
 class RarOnlineInstance(Instance):
-    """Servers (GPUs, uplink bytes/s), slots, jobs and the objective configuration."""
+    """Servers (GPUs, uplink bytes/s), slots, jobs and the objective configuration.
+
+    ``links`` (optional) replaces the flat uplinks by a graph network: ``(u, v, capacity)`` edges
+    between named nodes, servers ``"s0".."s{S-1}"``, switches any other name; ``uplinks`` must
+    then be empty. Capacities are bytes/s per direction (full duplex).
+    """
 
     problem = "rar-online"
     servers: tuple[int, ...]
@@ -121,6 +134,7 @@ class RarOnlineInstance(Instance):
     horizon: int
     intra_bandwidth: float
     reduction_speed: float
+    links: tuple[tuple[str, str, float], ...] | None = None
     objective: Literal["utility", "energy", "fairness"] = "utility"
     energy_price: float = 0.0
     fairness_u0: float = 1.0
@@ -131,9 +145,12 @@ class RarOnlineInstance(Instance):
         self.require(len(self.servers) >= 1, "servers", "must list at least one server", len(self.servers))
         for s, n in enumerate(self.servers):
             self.require(n >= 1, f"servers[{s}]", "must be >= 1 GPU", n)
-        self.require(len(self.uplinks) == len(self.servers), "uplinks", "must give one capacity per server",
-                     len(self.uplinks))
-        self.require_nonnegative("uplinks", self.uplinks)
+        if self.links is None:
+            self.require(len(self.uplinks) == len(self.servers), "uplinks", "must give one capacity per server",
+                         len(self.uplinks))
+            self.require_nonnegative("uplinks", self.uplinks)
+        else:
+            self._validate_links()
         self.require(self.horizon >= 1, "horizon", "must be >= 1 slot", self.horizon)
         for name in ("slot_s", "intra_bandwidth", "reduction_speed"):
             self.require_nonnegative(name, [getattr(self, name)], strict=True)
@@ -154,6 +171,122 @@ class RarOnlineInstance(Instance):
                     self.require(tau <= self.slot_s, f"jobs[{j}]",
                                  f"iteration time on {w} worker(s){' spread' if spread else ''} ({tau:.6g} s) "
                                  f"must be <= slot_s ({self.slot_s:g} s)", job.job_type or j)
+
+    def _validate_links(self) -> None:
+        S = len(self.servers)
+        self.require(len(self.uplinks) == 0, "uplinks", "must be empty when links (a graph network) is given",
+                     len(self.uplinks))
+        self.require(len(self.links) >= 1, "links", "must list at least one link", 0)
+        names = {f"s{s}" for s in range(S)}
+        seen = set()
+        for i, (u, v, cap) in enumerate(self.links):
+            for node in (u, v):
+                self.require(isinstance(node, str) and node != "", f"links[{i}]", "node names must be non-empty "
+                             "strings", node)
+                self.require(not re.fullmatch(r"s[0-9]+", node) or node in names, f"links[{i}]",
+                             f"names an unknown server (servers are s0..s{S - 1}; other names are switches)", node)
+            self.require(u != v, f"links[{i}]", "must join two different nodes", u)
+            self.require(math.isfinite(cap) and cap > 0, f"links[{i}]", "capacity must be > 0 and finite", cap)
+            key = frozenset((u, v))
+            self.require(key not in seen, f"links[{i}]", "duplicates an earlier link between the same nodes",
+                         (u, v))
+            seen.add(key)
+        nodes = {n for u, v, _ in self.links for n in (u, v)}
+        for s in range(S):
+            self.require(f"s{s}" in nodes, "links", f"must connect every server: s{s} is missing", f"s{s}")
+        adj = self._adjacency
+        start = next(iter(sorted(nodes)))
+        reached, stack = {start}, [start]
+        while stack:
+            for nb, _ in adj[stack.pop()]:
+                if nb not in reached:
+                    reached.add(nb)
+                    stack.append(nb)
+        self.require(reached == nodes, "links", "must form a connected graph",
+                     f"{len(nodes) - len(reached)} node(s) unreachable from {start}")
+
+    @cached_property
+    def _adjacency(self) -> dict[str, list[tuple[str, int]]]:
+        """node -> [(neighbour, link index)] in neighbour-name order (graph network only)."""
+        adj: dict[str, list[tuple[str, int]]] = {}
+        for i, (u, v, _) in enumerate(self.links or ()):
+            adj.setdefault(u, []).append((v, i))
+            adj.setdefault(v, []).append((u, i))
+        return {n: sorted(nbrs) for n, nbrs in adj.items()}
+
+    @property
+    def is_graph(self) -> bool:
+        """True with a graph network (``links``), False with flat uplinks."""
+        return self.links is not None
+
+    @cached_property
+    def link_capacity(self) -> np.ndarray:
+        """Capacity (bytes/s) of every link: the uplinks (flat, link s = uplink of server s) or ``links``."""
+        if self.links is None:
+            return np.asarray(self.uplinks, float)
+        return np.asarray([cap for _, _, cap in self.links], float)
+
+    def link_name(self, k: int) -> str:
+        if self.links is None:
+            return f"uplink {k}"
+        u, v, _ = self.links[k]
+        return f"link {u}-{v}"
+
+    def route(self, a: int, b: int) -> tuple[int, ...]:
+        """Link indices of the fixed route between servers a and b (sorted). Flat: the two uplinks.
+        Graph: the hop-shortest path of a breadth-first search from ``s{min(a, b)}`` that visits
+        neighbours in name order (each node keeps the first parent that reaches it)."""
+        a, b = min(a, b), max(a, b)
+        if a == b:
+            return ()
+        if self.links is None:
+            return (a, b)
+        return self._routes[a, b]
+
+    @cached_property
+    def _routes(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        S, adj, out = len(self.servers), self._adjacency, {}
+        for a in range(S):
+            parent: dict[str, tuple[str, int] | None] = {f"s{a}": None}
+            queue = deque([f"s{a}"])
+            while queue:
+                node = queue.popleft()
+                for nb, k in adj[node]:
+                    if nb not in parent:
+                        parent[nb] = (node, k)
+                        queue.append(nb)
+            for b in range(a + 1, S):
+                path, node = [], f"s{b}"
+                while parent[node] is not None:
+                    node, k = parent[node]
+                    path.append(k)
+                out[a, b] = tuple(sorted(path))
+        return out
+
+    def footprint(self, servers) -> tuple[int, ...]:
+        """Links on which a job spread over ``servers`` reserves its r_j (once per link): the union of
+        the fixed routes between every pair of them (flat: their uplinks); () for fewer than 2."""
+        used = sorted(set(int(s) for s in servers))
+        if len(used) < 2:
+            return ()
+        if self.links is None:
+            return tuple(used)
+        links = set()
+        for i, a in enumerate(used):
+            for b in used[i + 1:]:
+                links.update(self._routes[a, b])
+        return tuple(sorted(links))
+
+    @cached_property
+    def routed_links(self) -> tuple[int, ...]:
+        """Links on the route of some pair of servers (the only ones a job can reserve on)."""
+        return self.footprint(range(len(self.servers)))
+
+    def to_dict(self) -> dict:
+        data = super().to_dict()
+        if self.links is None:  # flat instances keep their JSON (and SHA-256) unchanged
+            del data["links"]
+        return data
 
     @property
     def num_jobs(self) -> int:
@@ -196,7 +329,8 @@ def evaluate(instance: RarOnlineInstance, allocations) -> tuple[list[str], list[
     n, S, T = instance.num_jobs, len(instance.servers), instance.horizon
     violations: list[str] = []
     gpu_use = np.zeros((S, T), dtype=np.int64)
-    link_use = np.zeros((S, T))
+    caps = instance.link_capacity
+    link_use = np.zeros((len(caps), T))
     per_job: dict[int, dict[int, int]] = {j: {} for j in range(n)}
     seen = set()
     gpu_slots = 0
@@ -232,15 +366,15 @@ def evaluate(instance: RarOnlineInstance, allocations) -> tuple[list[str], list[
         spread = len(used) >= 2
         for s, count in used.items():
             gpu_use[s, t] += count
-            if spread:
-                link_use[s, t] += instance.jobs[j].reserved_bandwidth
+        for k in instance.footprint(used):
+            link_use[k, t] += instance.jobs[j].reserved_bandwidth
         gpu_slots += w
         per_job[j][t] = instance.progress_table[j][int(spread), w]
     for s, t in zip(*np.nonzero(gpu_use > np.asarray(instance.servers)[:, None])):
         violations.append(f"server {s} slot {t}: {gpu_use[s, t]} GPUs used > {instance.servers[s]}")
-    over = link_use > np.asarray(instance.uplinks)[:, None] * (1 + 1e-12)
-    for s, t in zip(*np.nonzero(over)):
-        violations.append(f"uplink {s} slot {t}: {link_use[s, t]:g} bytes/s reserved > {instance.uplinks[s]:g}")
+    over = link_use > caps[:, None] * (1 + 1e-12)
+    for k, t in zip(*np.nonzero(over)):
+        violations.append(f"{instance.link_name(k)} slot {t}: {link_use[k, t]:g} bytes/s reserved > {caps[k]:g}")
     completion: list[int | None] = []
     for j, job in enumerate(instance.jobs):
         done, c = 0, None
@@ -255,7 +389,7 @@ def evaluate(instance: RarOnlineInstance, allocations) -> tuple[list[str], list[
 
 
 def check(instance: RarOnlineInstance, solution) -> CheckReport:
-    """Validate the allocations (GPU and uplink capacities, arrivals, worker caps) and compute the
+    """Validate the allocations (GPU and uplink / per-link capacities, arrivals, worker caps) and compute the
     objective of the configuration."""
     if not isinstance(solution, dict) or set(solution) != {"allocations"} or not isinstance(
             solution["allocations"], list):

@@ -11,7 +11,12 @@ Variables, for each job j and slot t in [a_j, T):
   ``sum_{t' <= t} P[j, t'] >= F_j sum_{t' <= t} f[j, t']``, ``P`` the progress of the chosen
   option (the instance's progress table);
 * at most one option per (j, t); GPU capacity ``sum w zin + sum y <= n_s`` and uplink capacity
-  ``sum r_j u <= upl_s`` per server and slot.
+  ``sum r_j u <= upl_s`` per server and slot;
+* graph network (``links``): instead of the uplink rows, ``v[j, k, t]`` in [0, 1] for every link k
+  on some fixed route, ``v[j, k, t] >= u[j, a, t] + u[j, b, t] - 1`` for every server pair (a, b)
+  whose fixed route (:meth:`RarOnlineInstance.route`) uses k, and ``sum_j r_j v[j, k, t] <= c_k``
+  per (link, slot): with u binary, v = 1 on the footprint of the servers j reserves on, which
+  contains the checker's footprint (the servers actually holding workers).
 
 Objective: ``sum f[j, t] U_j(t + 1 - a_j)`` (utility), minus ``energy_price * sum w z`` (energy), or
 ``sum f[j, t] (log(u0 + U_j) - log u0) + n log u0`` (fairness). A spread option whose workers sit
@@ -50,6 +55,8 @@ def column_count(instance: RarOnlineInstance) -> int:
         if S >= 2:
             per_slot += max(0, job.max_workers - 1) + (2 * S if job.max_workers >= 2 else 0)
         total += slots * per_slot
+        if instance.is_graph and S >= 2 and job.max_workers >= 2:
+            total += slots * len(instance.routed_links)
     return total
 
 
@@ -142,7 +149,28 @@ def build_model(instance: RarOnlineInstance, *, index: _Index | None = None) -> 
     for k, (j, s, t) in enumerate(ysu_spec):
         gpu_rows.setdefault((s, t), []).append((int(y[k]), 1.0))
         link_rows.setdefault((s, t), []).append((int(u[k]), inst.jobs[j].reserved_bandwidth))
-    for name, rows, cap in (("gpu_capacity", gpu_rows, caps), ("uplink_capacity", link_rows, inst.uplinks)):
+    link_caps = inst.link_capacity
+    if inst.is_graph:
+        # v[j, k, t] in [0, 1]: link k carries j's reservation; v >= u_a + u_b - 1 for every pair (a, b)
+        # of servers whose fixed route uses k (u binary forces v = 1 exactly on the footprint)
+        link_rows = {}
+        ucol = {(j, s, t): int(u[k]) for k, (j, s, t) in enumerate(ysu_spec)}
+        jt = sorted({(j, t) for j, _, t in ysu_spec})
+        routed = inst.routed_links
+        v = b.add_block("v", len(jt) * len(routed), upper=1)
+        vcol = {(j, k, t): int(v[i * len(routed) + n])
+                for i, (j, t) in enumerate(jt) for n, k in enumerate(routed)}
+        rb = rows_builder()
+        for j, t in jt:
+            for a in range(S):
+                for c in range(a + 1, S):
+                    for k in inst.route(a, c):
+                        add(rb, [(vcol[j, k, t], 1.0), (ucol[j, a, t], -1.0), (ucol[j, c, t], -1.0)])
+            for k in routed:
+                link_rows.setdefault((k, t), []).append((vcol[j, k, t], inst.jobs[j].reserved_bandwidth))
+        b.add_sparse_rows("footprint", rb["r"], rb["c"], rb["v"], rb["n"], lower=-1)
+    link_rows_name = "link_capacity" if inst.is_graph else "uplink_capacity"
+    for name, rows, cap in (("gpu_capacity", gpu_rows, caps), (link_rows_name, link_rows, link_caps)):
         rb = rows_builder()
         upper = []
         for (s, t), entries in rows.items():

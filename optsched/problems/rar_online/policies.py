@@ -6,6 +6,10 @@ at time a + 1, before that instant's tick. A running job's rate is its progress 
 (worker-iterations, integers), so progress between ticks is exact. Each policy decides, at each
 tick, the allocation of every job for that slot; the policy records them, and the recorded
 allocations are the solution the checker re-evaluates.
+
+Link capacities: a spread placement takes r_j on every link of its footprint
+(:meth:`RarOnlineInstance.footprint`: the uplinks used on the flat network, the union of the fixed
+routes between its servers on a graph network).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from optsched.core.simulation import Cluster, Policy, SimJob, Simulator
 
 from .instance import RarOnlineInstance
 
-__all__ = ["SlotPolicy", "FifoRar", "TiresiasLas", "run_policy", "contained_best_fit", "spread_fewest"]
+__all__ = ["SlotPolicy", "FifoRar", "TiresiasLas", "run_policy", "contained_best_fit", "spread_fewest",
+           "spread_fewest_graph"]
 
 
 def contained_best_fit(free: np.ndarray, workers: int) -> dict[int, int] | None:
@@ -34,6 +39,26 @@ def spread_fewest(free: np.ndarray, link_free: np.ndarray, workers: int, reserve
     order = ok[np.argsort(-free[ok], kind="stable")]
     out, rest = {}, workers
     for s in order:
+        take = int(min(free[s], rest))
+        out[int(s)] = take
+        rest -= take
+        if rest == 0:
+            return out if len(out) >= 2 else None
+    return None
+
+
+def spread_fewest_graph(instance: RarOnlineInstance, free: np.ndarray, link_free: np.ndarray, workers: int,
+                        reserve: float) -> dict[int, int] | None:
+    """Graph network: servers in order of most free GPUs (stable), each added when the footprint of
+    the servers chosen so far plus it still has ``reserve`` free on every link; None if fewer than
+    two servers or ``workers`` GPUs result."""
+    order = np.argsort(-free, kind="stable")
+    out, rest = {}, workers
+    for s in order:
+        if free[s] < 1:
+            continue
+        if not all(link_free[k] >= reserve for k in instance.footprint([*out, int(s)])):
+            continue
         take = int(min(free[s], rest))
         out[int(s)] = take
         rest -= take
@@ -81,14 +106,19 @@ class SlotPolicy(Policy):
         """Cheapest placement: one server (best fit) if one holds it, else the fewest servers."""
         parts = contained_best_fit(free, workers)
         if parts is None and workers >= 2:
-            parts = spread_fewest(free, link_free, workers, self.instance.jobs[j].reserved_bandwidth)
+            reserve = self.instance.jobs[j].reserved_bandwidth
+            if self.instance.is_graph:
+                parts = spread_fewest_graph(self.instance, free, link_free, workers, reserve)
+            else:
+                parts = spread_fewest(free, link_free, workers, reserve)
         return parts
 
     def take(self, j: int, parts: dict[int, int], free: np.ndarray, link_free: np.ndarray) -> None:
+        """Take the GPUs of ``parts`` and r_j on every link of its footprint (flat: the uplinks used)."""
         for s, w in parts.items():
             free[s] -= w
-            if len(parts) >= 2:
-                link_free[s] -= self.instance.jobs[j].reserved_bandwidth
+        for k in self.instance.footprint(parts):
+            link_free[k] -= self.instance.jobs[j].reserved_bandwidth
 
 
 class FifoRar(SlotPolicy):
@@ -99,7 +129,7 @@ class FifoRar(SlotPolicy):
         inst = self.instance
         plan = {j: parts for j, parts in self.current.items() if j in active}
         free = np.asarray(inst.servers, dtype=np.int64).copy()
-        link_free = np.asarray(inst.uplinks, float).copy()
+        link_free = inst.link_capacity.copy()
         for j, parts in plan.items():
             self.take(j, parts, free, link_free)
         for j in sorted(active - set(plan), key=lambda j: (inst.jobs[j].arrival, j)):
@@ -125,15 +155,15 @@ class TiresiasLas(SlotPolicy):
     def decide(self, sim, slot, active):
         inst = self.instance
         free = np.asarray(inst.servers, dtype=np.int64).copy()
-        link_free = np.asarray(inst.uplinks, float).copy()
+        link_free = inst.link_capacity.copy()
         plan = {}
         key = lambda j: (int(self.attained.get(j, 0) >= self.threshold), inst.jobs[j].arrival, j)  # noqa: E731
         for j in sorted(active, key=key):
             parts = self.current.get(j)
             if parts is not None and not all(free[s] >= w for s, w in parts.items()):
                 parts = None
-            if parts is not None and len(parts) >= 2 and not all(
-                    link_free[s] >= inst.jobs[j].reserved_bandwidth for s in parts):
+            if parts is not None and not all(
+                    link_free[k] >= inst.jobs[j].reserved_bandwidth for k in inst.footprint(parts)):
                 parts = None
             if parts is None:
                 parts = self.place(j, inst.jobs[j].max_workers, free, link_free)
@@ -147,7 +177,7 @@ class TiresiasLas(SlotPolicy):
 def run_policy(instance: RarOnlineInstance, policy: SlotPolicy) -> list[list]:
     """Run ``policy`` on the simulator over the horizon; return its recorded allocations."""
     cluster = Cluster(gpus_per_server=instance.servers, intra_bandwidth=instance.intra_bandwidth,
-                      inter_bandwidth=max(instance.uplinks) or 1.0)
+                      inter_bandwidth=float(instance.link_capacity.max(initial=0.0)) or 1.0)
     jobs = [SimJob(id=j, arrival=job.arrival + 1.0, work=float(job.iterations), gpus=job.max_workers)
             for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
     Simulator(cluster, jobs, policy, tick=1.0, max_time=instance.horizon + 1.0, record_log=False).run()
