@@ -152,7 +152,8 @@ class CheckReport:
 
     @classmethod
     def from_violations(cls, violations: list[str], objective: float | None, **details) -> "CheckReport":
-        return cls(not violations, objective if not violations else objective, list(violations), details)
+        """A report that is feasible exactly when ``violations`` is empty."""
+        return cls(not violations, objective, list(violations), details)
 
 
 @dataclass
