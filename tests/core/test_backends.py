@@ -99,3 +99,14 @@ def test_an_option_highs_rejects_is_an_error():
 
     with pytest.raises(SolverError, match="threads"):
         get_backend("highs").solve(lp_model(), SolverSettings(threads=-3))
+
+
+@pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])
+def test_child_solves_that_finish_within_the_limit_return_their_answer(backend):
+    """Under a time limit these back-ends solve in a child process whose stdout carries the
+    answer; solver output must not corrupt it. On this instance SciPy's bundled HiGHS prints a
+    debug line ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") to the C-level
+    stdout while it solves."""
+    inst = optsched.generate("mknap", seed=5, items=40, rows=5, tightness=0.25)
+    r = optsched.solve(inst, "milp", backend=backend, time_limit=60.0)
+    assert r.status == "optimal" and r.objective == optsched.solve(inst, "milp").objective

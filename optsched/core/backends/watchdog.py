@@ -2,7 +2,8 @@
 
 Used by back-ends that give no handle to cancel a running solve. The child is a fresh
 interpreter (``python -m optsched.core.backends.watchdog``) that reads the pickled model and
-settings on stdin and writes the pickled :class:`ModelSolution` on stdout: HiGHS' thread pool
+settings on stdin and writes the pickled :class:`ModelSolution` on stdout (solver output is sent
+to stderr): HiGHS' thread pool
 does not survive ``fork``, and multiprocessing's ``spawn`` would re-run the caller's script.
 """
 
@@ -42,16 +43,27 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         return ModelSolution("error", None, None, None, backend.name, backend.version(),
                              time.perf_counter() - start, message=f"child failed: {tail[0]}")
-    return pickle.loads(out)
+    try:
+        return pickle.loads(out)
+    except pickle.UnpicklingError as exc:
+        return ModelSolution("error", None, None, None, backend.name, backend.version(),
+                             time.perf_counter() - start, message=f"child answer unreadable: {exc}")
 
 
 def _main() -> None:
+    import os
+
     from . import get_backend
 
+    # the pickled answer goes to the original stdout; anything a solver prints (to the C-level
+    # stdout included) goes to stderr instead, so it cannot corrupt the answer
+    answer = os.fdopen(os.dup(1), "wb")
+    sys.stdout.flush()
+    os.dup2(2, 1)
     backend_name, model, settings = pickle.loads(sys.stdin.buffer.read())
     solution = get_backend(backend_name)._solve(model, settings)
-    sys.stdout.buffer.write(pickle.dumps(solution))
-    sys.stdout.buffer.flush()
+    answer.write(pickle.dumps(solution))
+    answer.flush()
 
 
 if __name__ == "__main__":
