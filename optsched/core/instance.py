@@ -103,6 +103,35 @@ class Record:
             if not math.isfinite(v) or (v <= 0 if strict else v < 0):
                 raise self.invalid(path, "must be > 0" if strict else "must be >= 0 and finite", v)
 
+    def field_violations(self, *, at_least: dict[str, float] | None = None, nonnegative: tuple[str, ...] = (),
+                         positive: tuple[str, ...] = ()) -> list[tuple[str, str, object]]:
+        """``(field, rule, value)`` for every named scalar field that breaks its rule: ``at_least``
+        maps fields to their minimum; ``nonnegative`` fields must be >= 0 and finite, ``positive``
+        ones > 0 and finite. For records whose container reports them with its own path.
+
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class Job(Record):
+        ...     gpus: int
+        ...     size: float
+        >>> Job(gpus=0, size=-1.0).field_violations(at_least={"gpus": 1}, positive=("size",))
+        [('gpus', 'must be >= 1', 0), ('size', 'must be > 0 and finite', -1.0)]
+        """
+        out: list[tuple[str, str, object]] = []
+        for name, minimum in (at_least or {}).items():
+            value = getattr(self, name)
+            if value < minimum:
+                out.append((name, f"must be >= {minimum:g}", value))
+        for name in nonnegative:
+            value = getattr(self, name)
+            if not 0 <= value < math.inf:
+                out.append((name, "must be >= 0 and finite", value))
+        for name in positive:
+            value = getattr(self, name)
+            if not 0 < value < math.inf:
+                out.append((name, "must be > 0 and finite", value))
+        return out
+
     def require_shape(self, field: str, values, shape: tuple[int, ...]) -> None:
         """A nested sequence has the given shape (e.g. ``(m, n)``)."""
         def check(v, dims, path):

@@ -53,18 +53,8 @@ class RarJob(Record):
 
     def violations(self) -> list[tuple[str, str, object]]:
         """``(field, rule, value)`` of each broken rule (the instance reports them with the job's path)."""
-        out = []
-        if self.gpus < 1:
-            out.append(("gpus", "must be >= 1", self.gpus))
-        if self.iterations < 1:
-            out.append(("iterations", "must be >= 1", self.iterations))
-        if not (0 <= self.model_bytes < math.inf):
-            out.append(("model_bytes", "must be >= 0 and finite", self.model_bytes))
-        for name in ("compute_s", "estimate_slots"):
-            value = getattr(self, name)
-            if not (0 < value < math.inf):
-                out.append((name, "must be > 0 and finite", value))
-        return out
+        return self.field_violations(at_least={"gpus": 1, "iterations": 1}, nonnegative=("model_bytes",),
+                                     positive=("compute_s", "estimate_slots"))
 
 
 @dataclass(frozen=True)

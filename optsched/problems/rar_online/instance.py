@@ -100,19 +100,8 @@ class OnlineJob(Record):
     job_type: str = ""
 
     def violations(self) -> list[tuple[str, str, object]]:
-        out = []
-        if self.arrival < 0:
-            out.append(("arrival", "must be >= 0", self.arrival))
-        if self.iterations < 1:
-            out.append(("iterations", "must be >= 1", self.iterations))
-        if self.max_workers < 1:
-            out.append(("max_workers", "must be >= 1", self.max_workers))
-        if not (0 <= self.model_bytes < math.inf):
-            out.append(("model_bytes", "must be >= 0 and finite", self.model_bytes))
-        for name in ("compute_s", "reserved_bandwidth"):
-            v = getattr(self, name)
-            if not (0 < v < math.inf):
-                out.append((name, "must be > 0 and finite", v))
+        out = self.field_violations(at_least={"arrival": 0, "iterations": 1, "max_workers": 1},
+                                    nonnegative=("model_bytes",), positive=("compute_s", "reserved_bandwidth"))
         out += [(f"utility.{f}", rule, v) for f, rule, v in self.utility.violations()]
         return out
 
