@@ -15,6 +15,9 @@ export PYTHONHASHSEED := 0
 QUICK ?=
 JOBS ?= 2
 PYTEST_ARGS ?=
+# PyTorch's CPU build (2.13.0+cpu) is not on PyPI; this machine keeps its wheel in /opt/wheels.
+WHEELS ?= /opt/wheels
+FIND_LINKS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 
 .PHONY: venv test bench repro instances models lock clean help
 
@@ -30,7 +33,7 @@ venv: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps $(FIND_LINKS) -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
@@ -50,7 +53,7 @@ models: $(STAMP)
 	$(VENV)/bin/optsched models --out models
 
 lock:
-	uv pip compile pyproject.toml --extra test --extra bench --python-version 3.11 --generate-hashes -o requirements.lock
+	uv pip compile pyproject.toml --extra test --extra bench --extra learn --python-version 3.11 --generate-hashes $(FIND_LINKS) -c constraints.txt -o requirements.lock
 
 clean:
 	rm -rf $(VENV) build *.egg-info

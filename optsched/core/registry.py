@@ -24,7 +24,7 @@ from .errors import UnknownNameError
 
 __all__ = [
     "KINDS", "FIDELITIES", "Guarantee", "Option", "Method", "Problem", "CheckReport", "Outcome",
-    "register_problem", "get_problem", "problems", "always_applies",
+    "register_problem", "get_problem", "problems", "always_applies", "size_limit",
 ]
 
 KINDS = ("exact", "approximation", "online", "heuristic", "baseline", "bound")
@@ -33,6 +33,25 @@ FIDELITIES = ("paper", "code", "reconstruction", "ours")
 
 def always_applies(instance) -> tuple[bool, str]:
     return True, "no conditions"
+
+
+def size_limit(measure: Callable[[Any], float], limit: float, what: str,
+               method: str = "this method") -> Callable[[Any], tuple[bool, str]]:
+    """An ``applicable`` predicate: ``measure(instance) <= limit``, with a reason naming ``what``.
+
+    >>> ok = size_limit(lambda inst: inst, 12, "items", "brute")
+    >>> ok(10)
+    (True, 'items = 10 <= 12')
+    >>> ok(13)
+    (False, 'items = 13, brute needs items <= 12')
+    """
+    def applies(instance) -> tuple[bool, str]:
+        size = measure(instance)
+        if size <= limit:
+            return True, f"{what} = {size} <= {limit}"
+        return False, f"{what} = {size}, {method} needs {what} <= {limit}"
+    applies.limit = limit  # type: ignore[attr-defined]
+    return applies
 
 
 @dataclass(frozen=True)
@@ -194,6 +213,9 @@ class Problem:
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     build_model: Callable[[Any], Any] | None = None
     default_method: str = "milp"
+    #: the exact (or bound) method the conformance battery compares every other method with;
+    #: None only for problems with no exact method (then checks against OPT are reported skipped)
+    reference_method: str | None = "milp"
     tiny_instances: Callable[[int], Any] | None = None  # seed -> tiny instance, for conformance
     methods: dict[str, Method] = field(default_factory=dict)
 
