@@ -82,7 +82,10 @@ def run_cell(params: dict, seed: int) -> dict:
         if sum(free) >= params["gpus"] and max(free) < params["gpus"]:
             break
     heuristic = job.cut_bytes(place_greedy_kl(job, free))
-    servers, status, bound = place_milp(job, free, time_limit=60.0)
+    from optsched.core.backends import SolverSettings, get_backend
+
+    servers, status, bound = place_milp(job, free, lambda model: get_backend("highs").solve(
+        model, SolverSettings(time_limit=60.0)))
     return dict(params, free=free, cut_heuristic=heuristic, cut_milp=job.cut_bytes(servers), milp_status=status,
                 milp_bound=bound, ratio=heuristic / job.cut_bytes(servers) if job.cut_bytes(servers) > 0 else
                 (1.0 if heuristic == 0 else float("inf")))

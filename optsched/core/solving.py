@@ -9,6 +9,7 @@ own objective that disagrees with the checker's is recorded in ``stats["reported
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -23,12 +24,33 @@ from .registry import Method, Outcome, Problem, get_problem
 from .result import Result, relative_gap
 from .rng import make_rng
 
-__all__ = ["SolveContext", "solve", "objective_tolerance", "model_outcome", "relaxation_outcome"]
+__all__ = ["SolveContext", "TimeLimitReached", "solve", "objective_tolerance", "model_outcome",
+           "relaxation_outcome"]
+
+
+class TimeLimitReached(Exception):
+    """Raised by :meth:`SolveContext.check_time` when the method's budget is spent.
+
+    A method may catch it to return its incumbent; uncaught, :func:`solve` turns it into a result
+    with ``status = "time_limit"`` and no solution (or the incumbent given as ``incumbent``).
+    """
+
+    def __init__(self, message: str = "time limit reached", incumbent: Outcome | None = None):
+        super().__init__(message)
+        self.incumbent = incumbent
 
 
 @dataclass
 class SolveContext:
-    """What a method may use: solver settings, back-end, seeded randomness, options, progress."""
+    """What a method may use: solver settings, back-end, seeded randomness, options, progress.
+
+    The context owns **one clock**: ``settings.time_limit`` is the budget of the whole method call,
+    from the moment :func:`solve` starts it. Every model solve goes through :meth:`solve_model`,
+    which hands the back-end the *remaining* time and records what it ran; a loop that does its
+    own work polls :meth:`check_time` (or :meth:`remaining`). :func:`solve` then enforces, for
+    every method alike, that a run whose sub-solve stopped at a limit, or that outlived its
+    budget, never reports ``optimal``.
+    """
 
     problem: Problem
     method: Method
@@ -38,6 +60,10 @@ class SolveContext:
     options: dict = field(default_factory=dict)
     progress: Callable[[str, float | None], None] | None = None
     _rng: np.random.Generator | None = None
+    #: perf_counter() value at which the budget runs out (None: no limit); set by :func:`solve`
+    deadline: float | None = None
+    #: one record per model solve: status, back-end, run time, the time limit it was given
+    subsolves: list = field(default_factory=list)
 
     @property
     def rng(self) -> np.random.Generator:
@@ -48,14 +74,50 @@ class SolveContext:
 
     @property
     def time_limit(self) -> float | None:
+        """The budget of the whole method call (seconds), as the user gave it."""
         return self.settings.time_limit
 
+    def start_clock(self) -> None:
+        """Start the budget now (called by :func:`solve` just before the method runs)."""
+        if self.settings.time_limit is not None:
+            self.deadline = time.perf_counter() + self.settings.time_limit
+
+    def remaining(self) -> float | None:
+        """Seconds left of the budget (None without a limit; may be <= 0 once it is spent)."""
+        if self.deadline is None:
+            return None
+        return self.deadline - time.perf_counter()
+
+    def expired(self) -> bool:
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    def check_time(self, incumbent: Outcome | None = None) -> None:
+        """Raise :class:`TimeLimitReached` if the budget is spent (with ``incumbent``, if any)."""
+        if self.expired():
+            raise TimeLimitReached(f"time limit of {self.settings.time_limit} s reached", incumbent)
+
     def solve_model(self, model: LinearModel, **overrides) -> ModelSolution:
-        """Solve a linear model on the context's back-end (settings overridable per call)."""
-        settings = self.settings
-        if overrides:
-            settings = SolverSettings(**{**settings.as_dict(), **overrides})
-        return get_backend(self.backend).solve(model, settings)
+        """Solve a linear model on the context's back-end with the remaining time.
+
+        ``overrides`` change other settings for this call (``mip_rel_gap``, ``presolve``, ...); a
+        ``time_limit`` override can only shorten the remaining budget. When the budget is already
+        spent the back-end is not called: the answer is ``time_limit`` with no point.
+        """
+        asked = overrides.pop("time_limit", None)
+        left = self.remaining()
+        limit = left if asked is None else (asked if left is None else min(asked, left))
+        settings = SolverSettings(**{**self.settings.as_dict(), **overrides, "time_limit": limit})
+        if limit is not None and limit <= 0:
+            backend = get_backend(self.backend)
+            sol = ModelSolution("time_limit", None, None, None, backend.name, backend.version(), 0.0,
+                                message="the method's time budget was spent before this solve")
+        else:
+            sol = get_backend(self.backend).solve(model, settings)
+        self.subsolves.append({"model": model.name, "status": sol.status, "backend": sol.backend,
+                               "solver_version": sol.solver_version, "run_time": sol.run_time,
+                               "time_limit": limit})
+        return sol
 
     def report(self, message: str, fraction: float | None = None) -> None:
         """Progress of a long run (shown by the CLI on stderr)."""
@@ -99,13 +161,62 @@ def solve(instance: Any, method: str | None = None, *, backend: str | None = Non
     if not ok:
         raise InvalidInstanceError(problem.name, "(instance)", f"method {meth.name!r} does not apply: {why}")
     start = time.perf_counter()
+    ctx.start_clock()
     try:
         out: Outcome = meth.run(instance, ctx)
     except Infeasible as exc:
         return Result(status="infeasible", reason=exc.reason, wall_s=time.perf_counter() - start,
-                      solver_version=None, **base)
+                      solver_version=None, **_with_subsolves(ctx, base, meth))
+    except TimeLimitReached as exc:
+        out = exc.incumbent or Outcome(solution=None, status="time_limit", reason=str(exc))
+        out.status = "time_limit"
     wall = time.perf_counter() - start
-    return _finish(problem, meth, instance, out, wall, base)
+    return _finish(problem, meth, instance, _honest_status(ctx, out, wall), wall,
+                   _with_subsolves(ctx, base, meth))
+
+
+def _with_subsolves(ctx: SolveContext, base: dict, meth: Method) -> dict:
+    """The record's back-end and settings: those of the sub-solves a method ran, if any."""
+    if not ctx.subsolves:
+        return base
+    s = ctx.settings
+    base = dict(base, backend=ctx.backend,
+                settings={**base["settings"], "time_limit": s.time_limit, "mip_rel_gap": s.mip_rel_gap,
+                          "threads": s.threads, "node_limit": s.node_limit})
+    return base
+
+
+def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
+    """Core rules on ``optimal`` that no method can bypass.
+
+    * a run that outlived its time budget reports ``time_limit`` (its bound and gap still show how
+      good the answer is);
+    * a run any of whose model solves stopped at a limit (or failed) reports ``time_limit`` (a
+      time limit) or ``feasible`` (a work limit), never ``optimal``.
+    The sub-solves are summarized in ``stats["subsolves"]``.
+    """
+    stats = dict(out.stats)
+    statuses = [r["status"] for r in ctx.subsolves]
+    if ctx.subsolves:
+        counts: dict[str, int] = {}
+        for st in statuses:
+            counts[st] = counts.get(st, 0) + 1
+        stats["subsolves"] = {"count": len(statuses), "statuses": counts,
+                              "solver_time_s": sum(r["run_time"] or 0.0 for r in ctx.subsolves)}
+    status, reason = out.status, out.reason
+    if status == "optimal":
+        limited = [st for st in statuses if st not in ("optimal", "infeasible")]
+        if ctx.time_limit is not None and wall > ctx.time_limit:
+            status = "time_limit"
+            reason = reason or f"finished after its time limit of {ctx.time_limit} s"
+        elif "time_limit" in limited:
+            status, reason = "time_limit", reason or "a model solve stopped at the time limit"
+        elif limited:
+            status = "feasible"
+            reason = reason or f"a model solve ended with status {limited[0]!r}, so optimality is not proven"
+    if status == out.status and stats == out.stats:
+        return out
+    return dataclasses.replace(out, status=status, reason=reason, stats=stats)
 
 
 def _finish(problem: Problem, meth: Method, instance: Any, out: Outcome, wall: float, base: dict) -> Result:
@@ -129,11 +240,23 @@ def _finish(problem: Problem, meth: Method, instance: Any, out: Outcome, wall: f
                       reason=f"the method's solution violates {len(report.violations)} constraint(s): "
                              + "; ".join(report.violations[:3]), stats=stats, **base)
     checked = report.objective
+    if checked is None or not math.isfinite(checked):
+        return Result(status="error", objective=None, bound=out.bound, wall_s=wall,
+                      solver_version=out.solver_version, solution=out.solution,
+                      reason=f"the checker's objective is {checked!r}, not a finite number", stats=stats,
+                      **base)
     if objective is not None and abs(objective - checked) > objective_tolerance(checked):
         stats["reported_objective"] = objective
+        if status == "optimal":
+            status = "error"
+            reason = (f"the method claims optimal value {objective!r} but its solution's checked value "
+                      f"is {checked!r}")
     bound = out.bound
     if bound is not None and problem.better(checked, bound) and abs(checked - bound) > objective_tolerance(bound):
         stats["bound_violated_by_checked_objective"] = bound
+        status = "error"
+        reason = (f"the solution's checked value {checked!r} is better than the method's proven bound "
+                  f"{bound!r}: the bound (or the model) is wrong")
     return Result(status=status, objective=checked, bound=bound, gap=relative_gap(checked, bound),
                   wall_s=wall, solver_version=out.solver_version, solution=out.solution, reason=reason,
                   stats=stats, **base)

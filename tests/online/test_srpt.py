@@ -15,6 +15,7 @@ from optsched.cli import main
 from optsched.problems.srpt import SrptInstance, SrptJob, check, generate, load_gavel_stream
 from optsched.problems.srpt.algorithms import iteration_time_floor, srpt_total_flow
 from optsched.problems.srpt.graphs import make_job_edges
+from optsched.core.backends import get_backend
 from optsched.problems.srpt.placement import place_greedy_kl, place_milp
 from optsched.problems.srpt.predictor import IterationPredictor, prediction_errors
 from tests.conftest import require_data
@@ -203,7 +204,7 @@ def test_placement_milp_matches_brute_force(graph, gpus, free):
     spec = job(0, 0.0, gpus, 1, graph=graph, edge_bytes=1.0)
     best = min(spec.cut_bytes(s) for s in itertools.product(range(len(free)), repeat=gpus)
                if all(np.bincount(s, minlength=len(free)) <= free))
-    servers, status, bound = place_milp(spec, free)
+    servers, status, bound = place_milp(spec, free, get_backend("highs").solve)
     assert status == "optimal" and spec.cut_bytes(servers) == best
     assert all(np.bincount(servers, minlength=len(free)) <= free)
     heuristic = place_greedy_kl(spec, free)

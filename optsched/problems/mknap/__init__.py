@@ -37,6 +37,7 @@ PROBLEM = register_problem(Problem(
     importers={"orlib-mknap": load_orlib},
     build_model=build_model,
     default_method="milp",
+    reference_method=("milp", "brute"),
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
 ))
 

@@ -38,6 +38,7 @@ PROBLEM = register_problem(Problem(
     },
     build_model=build_model,
     default_method="milp",
+    reference_method=("milp", "brute"),
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
 ))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 from optsched.core.errors import Infeasible
 from optsched.core.registry import Outcome
@@ -48,18 +47,9 @@ def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     """
     best_plan, best_value, bounds, statuses = None, math.inf, [], []
     solver = {}
-    start = time.perf_counter()
     for K in instance.stage_counts():
-        over = {}
-        if ctx.time_limit is not None:
-            left = ctx.time_limit - (time.perf_counter() - start)
-            if left <= 0:
-                statuses.append("time_limit")
-                bounds.append(None)
-                continue
-            over["time_limit"] = left
         model = build_model_for(instance, K)
-        sol = ctx.solve_model(model, **over)
+        sol = ctx.solve_model(model)    # the context hands each K the time left of the budget
         solver = {"backend": sol.backend, "solver_version": sol.solver_version}
         statuses.append(sol.status)
         if sol.status == "infeasible":

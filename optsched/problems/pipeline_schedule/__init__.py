@@ -44,6 +44,7 @@ PROBLEM = register_problem(Problem(
     },
     build_model=build_model,
     default_method="list",
+    reference_method=("milp", "brute"),
     tiny_instances=tiny_instance,
 ))
 

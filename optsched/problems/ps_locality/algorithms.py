@@ -20,7 +20,7 @@ import numpy as np
 
 from optsched.core.errors import Infeasible, InvalidInstanceError, SolverError
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext, model_outcome
+from optsched.core.solving import SolveContext, TimeLimitReached, model_outcome
 
 from .instance import CAPACITY_RTOL, PsLocalityInstance, solution_from_arrays
 from .model import build_model, decode_counts, lower_bound_buckets, offline_data, pooled_data, solo_slots
@@ -69,17 +69,27 @@ def _lp_point(instance: PsLocalityInstance, ctx: SolveContext, rows: dict | None
     if sol.status == "infeasible":
         raise Infeasible("the LP relaxation is infeasible: no fractional schedule finishes every job within "
                          f"the horizon of {instance.horizon_slots} slots")
+    if sol.status == "time_limit" and sol.x is None:
+        raise TimeLimitReached(f"the LP relaxation stopped at the time limit ({sol.backend}: {sol.message})")
     if sol.status != "optimal" or sol.x is None:
         raise SolverError(f"the LP relaxation did not solve ({sol.backend}: {sol.status} {sol.message})")
     return model, sol
 
 
 def lp_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
-    """LP relaxation of the IP: LP <= OPT (any IP solution is LP-feasible). One LP solve."""
+    """LP relaxation of the IP: LP <= OPT (any IP solution is LP-feasible). One LP solve.
+
+    An LP stopped at a limit reports its status with the back-end's dual bound (a valid lower
+    bound when the back-end gives one; none otherwise)."""
     require_horizon(instance)
-    _, sol = _lp_point(instance, ctx, row_options(ctx.options))
-    return Outcome(objective=sol.objective, bound=sol.objective, status="optimal", backend=sol.backend,
-                   solver_version=sol.solver_version,
+    model = build_model(offline_data(instance), integer=False, **row_options(ctx.options))
+    sol = ctx.solve_model(model)
+    if sol.status == "infeasible":
+        raise Infeasible("the LP relaxation is infeasible: no fractional schedule finishes every job within "
+                         f"the horizon of {instance.horizon_slots} slots")
+    value = sol.objective if sol.status == "optimal" else sol.bound
+    return Outcome(objective=value, bound=value, status=sol.status, backend=sol.backend,
+                   solver_version=sol.solver_version, reason=None if sol.status == "optimal" else sol.message,
                    stats={"solver_run_time": sol.run_time, "sum_solo_slots": int(solo_slots(instance).sum())})
 
 

@@ -47,6 +47,7 @@ PROBLEM = register_problem(Problem(
     importers={"gavel-trace-rar": load_gavel_rar, "tiresias-rar": load_tiresias_rar},
     build_model=build_model,
     default_method="sjf-bco",
+    reference_method=("brute", "milp"),   # milp is the contention-free bound
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
 ))
 

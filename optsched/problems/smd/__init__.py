@@ -54,6 +54,7 @@ PROBLEM = register_problem(Problem(
     },
     build_model=build_model,
     default_method="milp",
+    reference_method=("milp", "brute"),
     tiny_instances=tiny_instance,
 ))
 

@@ -43,6 +43,7 @@ PROBLEM = register_problem(Problem(
     },
     importers={"gavel-srpt": load_gavel_stream},
     default_method="a-srpt",
+    reference_method="lb",   # no exact method: the proven lower bound
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
 ))
 

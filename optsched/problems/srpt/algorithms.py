@@ -59,7 +59,8 @@ def a_srpt(instance: SrptInstance, ctx: SolveContext) -> Outcome:
         return (left, job.arrival, job.id)
 
     policy = PriorityPolicy(instance, key, preemptive=opts["preemption"], blocking=False,
-                            placement=opts["placement"], rng=ctx.rng, on_arrival_hook=arrive)
+                            placement=opts["placement"], rng=ctx.rng, on_arrival_hook=arrive,
+                            solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -67,7 +68,8 @@ def a_srpt(instance: SrptInstance, ctx: SolveContext) -> Outcome:
 def fifo(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     """First come first served, head-of-line blocking, no preemption (baseline [ours])."""
     policy = PriorityPolicy(instance, lambda sim, job: (job.arrival, job.id), preemptive=False, blocking=True,
-                            placement=ctx.options["placement"], rng=ctx.rng)
+                            placement=ctx.options["placement"], rng=ctx.rng,
+                            solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -78,7 +80,8 @@ def sjf_oracle(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     tau_est = estimated_iteration_times(instance)
     size = {j.id: j.gpus * j.iterations * tau_est[j.id] for j in instance.jobs}
     policy = PriorityPolicy(instance, lambda sim, job: (size[job.id], job.arrival, job.id), preemptive=False,
-                            blocking=False, placement=ctx.options["placement"], rng=ctx.rng)
+                            blocking=False, placement=ctx.options["placement"], rng=ctx.rng,
+                            solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -94,7 +97,7 @@ def tiresias_las(instance: SrptInstance, ctx: SolveContext) -> Outcome:
         return (sum(attained >= t for t in thresholds), job.arrival, job.id)
 
     policy = PriorityPolicy(instance, key, preemptive=True, blocking=False, placement=ctx.options["placement"],
-                            rng=ctx.rng)
+                            rng=ctx.rng, solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy, tick=ctx.options["tick_s"])
     return Outcome(solution=solution, stats=stats)
 

@@ -123,15 +123,18 @@ def build_placement_model(job: SrptJob, free: Sequence[int]):
     return b.build(), usable
 
 
-def place_milp(job: SrptJob, free: Sequence[int], time_limit: float | None = 30.0) -> tuple[list[int], str, float]:
-    """Exact min-cut placement; returns (servers, solver status, proven lower bound on the cut)."""
-    from optsched.core.backends import SolverSettings, get_backend
-
+def place_milp(job: SrptJob, free: Sequence[int], solve_model) -> tuple[list[int] | None, str, float]:
+    """Exact min-cut placement through ``solve_model`` (a :class:`~optsched.core.solving.SolveContext`'s,
+    so the method's back-end, time budget and settings apply); returns (servers, solver status,
+    proven lower bound on the cut). ``servers`` is None when the solve returned no point (the
+    method's time budget is spent): the caller falls back to its heuristic."""
     if sum(free) < job.gpus:
         raise ValueError(f"{job.gpus} GPUs requested, {sum(free)} free")
     model, usable = build_placement_model(job, free)
-    sol = get_backend("highs").solve(model, SolverSettings(time_limit=time_limit))
+    sol = solve_model(model)
     if sol.x is None:
+        if sol.status == "time_limit":
+            return None, sol.status, 0.0
         raise RuntimeError(f"placement MILP returned no point ({sol.status}: {sol.message})")
     x = model.block_values(sol.x, "x")
     servers = [usable[int(k)] for k in np.argmax(x, axis=1)]

@@ -97,7 +97,8 @@ class PriorityPolicy(Policy):
 
     def __init__(self, instance: SrptInstance, key: Callable[[Simulator, SimJob], tuple], *, preemptive: bool,
                  blocking: bool, placement: str = "heuristic", rng: np.random.Generator | None = None,
-                 on_arrival_hook: Callable[[SimJob, float], None] | None = None):
+                 on_arrival_hook: Callable[[SimJob, float], None] | None = None,
+                 solve_model: Callable | None = None):
         if placement not in PLACEMENTS:
             raise InvalidInstanceError("srpt", "option placement", f"must be one of {', '.join(PLACEMENTS)}",
                                        placement)
@@ -111,6 +112,10 @@ class PriorityPolicy(Policy):
         self.min_servers = {job.id: len(FifoPolicy.place(empty, job.gpus)) for job in instance.jobs}
         self.placement_calls = {"heuristic": 0, "milp": 0, "random": 0}
         self.milp_not_optimal = 0
+        self.milp_fallbacks = 0
+        if placement == "milp" and solve_model is None:
+            raise ValueError("MILP placement needs the method's solve_model (SolveContext.solve_model)")
+        self.solve_model = solve_model
 
     def on_arrival(self, sim, job, now):
         if self._arrival_hook is not None:
@@ -129,9 +134,11 @@ class PriorityPolicy(Policy):
         if self.placement == "random":
             return place_random(job, free, self.rng)
         if self.placement == "milp" and job.gpus > 1 and max(free) < job.gpus:
-            servers, status, _ = place_milp(job, free)
+            servers, status, _ = place_milp(job, free, self.solve_model)
             self.milp_not_optimal += status != "optimal"
-            return servers
+            if servers is not None:
+                return servers
+            self.milp_fallbacks += 1   # the time budget is spent: the greedy + KL heuristic instead
         return place_greedy_kl(job, free)
 
     def _dispatch(self, sim: Simulator, now: float) -> None:
@@ -203,4 +210,6 @@ def simulate(instance: SrptInstance, policy: PriorityPolicy, tick: float | None 
              "placement_calls": {k: v for k, v in policy.placement_calls.items() if v}}
     if policy.milp_not_optimal:
         stats["placement_milp_not_optimal"] = policy.milp_not_optimal
+    if policy.milp_fallbacks:
+        stats["placement_milp_fallbacks"] = policy.milp_fallbacks  # budget spent: greedy + KL used
     return policy.solution(), stats
