@@ -274,6 +274,7 @@ def cmd_import(args) -> int:
 
 def cmd_export(args) -> int:
     import optsched
+    from optsched.core.backends import write_mps
 
     prob = optsched.get_problem(args.problem)
     if prob.build_model is None:
@@ -284,7 +285,7 @@ def cmd_export(args) -> int:
         model = model.relaxed()
     if not str(args.output).endswith(".mps"):
         raise InvalidInstanceError(prob.name, "-o", "the output file must end in .mps", args.output)
-    model.write_mps(args.output)
+    write_mps(model, args.output)
     print(f"wrote {args.output}: {model.num_cols} columns ({int(model.integrality.sum())} integer), "
           f"{model.num_rows} rows, {model.matrix.nnz} nonzeros")
     return EXIT_OK

@@ -3,7 +3,8 @@
 A formulation describes its (mixed-integer) linear program as a :class:`LinearModel`: named
 blocks of variables, a sparse constraint matrix with row bounds, column bounds, integrality and
 a linear objective. Back-ends (:mod:`optsched.core.backends`) consume this one object, so adding
-a solver never touches a model, and a model can be written as MPS for any other solver.
+a solver never touches a model; :func:`optsched.core.backends.write_mps` writes one as MPS for
+any other solver. This module imports no back-end.
 
 >>> b = ModelBuilder("toy", sense="max")
 >>> x = b.add_block("x", 3, upper=1, integer=True, cost=[5, 4, 3])
@@ -103,16 +104,6 @@ class LinearModel:
         if xi.size:
             worst = max(worst, float(np.max(np.abs(xi - np.round(xi)))))
         return worst
-
-    def write_mps(self, path: str) -> None:
-        """Write the model in free MPS format (through HiGHS), readable by any MILP solver."""
-        from .backends.highs import to_highs
-
-        h = to_highs(self)
-        status = h.writeModel(str(path))
-        if status.name == "kError":  # pragma: no cover - HiGHS reports I/O failures this way
-            raise OSError(f"HiGHS could not write {path}")
-
 
 class ModelBuilder:
     """Incremental construction of a :class:`LinearModel` from named blocks and row groups."""

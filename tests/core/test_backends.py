@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import optsched
-from optsched.core.backends import BACKENDS, SolverSettings, get_backend
+from optsched.core.backends import BACKENDS, SolverSettings, get_backend, write_mps
 from optsched.core.errors import UnknownNameError
 from optsched.core.linear import ModelBuilder
 from optsched.problems.mknap import build_model
@@ -77,7 +77,7 @@ def test_unknown_backend():
 def test_mps_export_round_trips(tmp_path):
     model = lp_model()
     path = tmp_path / "lp.mps"
-    model.write_mps(path)
+    write_mps(model, path)
     import highspy
 
     h = highspy.Highs()

@@ -15,7 +15,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.problems.rar_makespan import PRESETS, THEOREM5, RarJob, RarMakespanInstance, generate, simulate
 from optsched.problems.rar_makespan.algorithms import estimated_durations, sjf_bco_plan
 from optsched.problems.rar_makespan.generate import MOBIHOC_MIX, load_gavel_rar, load_tiresias_rar
-from optsched.problems.rar_makespan.milp import area_lower_bound, build_model, column_count
+from optsched.problems.rar_makespan.model import area_lower_bound, build_model, column_count
 from tests.conftest import require_data
 
 

@@ -18,7 +18,7 @@ from optsched.problems.rar_online import (PRESETS, THEOREM_G, OnlineJob, RarOnli
                                          load_gavel_online)
 from optsched.problems.rar_online.gadget import GadgetPolicy
 from optsched.problems.rar_online.instance import evaluate
-from optsched.problems.rar_online.milp import build_model, column_count
+from optsched.problems.rar_online.model import build_model, column_count
 from tests.conftest import require_data
 
 

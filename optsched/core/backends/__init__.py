@@ -19,7 +19,7 @@ from .highs import HighsBackend
 from .pyomo_highs import PyomoBackend
 from .scipy_milp import ScipyBackend
 
-__all__ = ["Backend", "SolverSettings", "BACKENDS", "get_backend", "DEFAULT_BACKEND"]
+__all__ = ["Backend", "SolverSettings", "BACKENDS", "get_backend", "DEFAULT_BACKEND", "write_mps"]
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (HighsBackend(), PyomoBackend(), CvxpyBackend(), ScipyBackend())}
 DEFAULT_BACKEND = "highs"
@@ -32,3 +32,14 @@ def get_backend(name: str | None) -> Backend:
         return BACKENDS[name]
     except KeyError:
         raise UnknownNameError("backend", name, list(BACKENDS)) from None
+
+
+def write_mps(model, path) -> None:
+    """Write ``model`` (a :class:`~optsched.core.linear.LinearModel`) in free MPS format through
+    HiGHS, readable by any MILP solver."""
+    from .highs import to_highs
+
+    h = to_highs(model)
+    status = h.writeModel(str(path))
+    if status.name == "kError":  # pragma: no cover - HiGHS reports I/O failures this way
+        raise OSError(f"HiGHS could not write {path}")

@@ -1,175 +1,56 @@
-"""The registered methods of ``pipeline-partition`` (thin wrappers over the algorithms)."""
+"""The methods of ``pipeline-partition``: kind, fidelity, guarantee, options and applicability of each."""
 
 from __future__ import annotations
 
-import math
-
-from optsched.core.errors import Infeasible
-from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext
-from optsched.pipeline import costs
-
-from . import baselines
-from .bisect import min_bottleneck
-from .dp import Plan, heuristic_order, is_exact_space, order_space, solve_order, subset_space, why_infeasible
-from .instance import PipelinePartitionInstance, objective_value
-from .model import build_model_for, decode
-
-__all__ = ["milp", "dp", "subset_dp", "order_dp", "bisect", "uniform", "param_balanced", "time_balanced",
-           "pipedream", "dapple"]
+from . import algorithms
+from . import bisect as _bisect
+from .dp import SUBSET_MAX_DEVICES, SUBSET_MAX_POSITIONS
+from .problem import PROBLEM
 
 
-def _optimized(instance: PipelinePartitionInstance) -> str:
-    """The objective the exact methods optimize: ``sync`` is evaluation only, so they optimize
-    ``sync-estimate`` for it."""
-    return "bottleneck" if instance.objective == "bottleneck" else "sync-estimate"
+def _fixed_k_free(inst) -> tuple[bool, str]:
+    return (inst.stages is None, "the planner chooses the number of stages (the instance fixes it)")
 
 
-def _value(instance, plan: Plan) -> float | None:
-    """The plan's value under the instance's objective (None for ``sync``: the checker computes it)."""
-    if instance.objective == "sync":
-        return None
-    return objective_value(instance, costs.stage_times_of(instance, plan.bounds, plan.groups))
+def _subset_ok(inst) -> tuple[bool, str]:
+    ok = inst.num_devices <= SUBSET_MAX_DEVICES and inst.num_positions <= SUBSET_MAX_POSITIONS
+    return ok, (f"n = {inst.num_positions}, N = {inst.num_devices}; subset-dp needs n <= {SUBSET_MAX_POSITIONS}, "
+                f"N <= {SUBSET_MAX_DEVICES}")
 
 
-def _plan_outcome(instance, plan: Plan, status: str = "feasible", bound: float | None = None, **stats) -> Outcome:
-    if instance.objective == "sync" and status == "optimal":
-        status, bound = "feasible", None  # optimal for sync-estimate, not for the simulated makespan
-    return Outcome(solution=plan.solution(), objective=_value(instance, plan), bound=bound, status=status, stats=stats)
+def _bisect_ok(inst) -> tuple[bool, str]:
+    if inst.objective != "bottleneck":
+        return False, "bisect optimizes the bottleneck objective only"
+    return _bisect.applicable(inst)
 
 
-def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
-    """Exact: one MILP per number of stages K (every K in 1..min(n, N) when the instance leaves
-    it free) on the context's back-end; the best plan, and the smallest bound over K.
+PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+               summary="MILP per stage count (partition + replication + mapping), best over K")(algorithms.milp)
 
-    ``optimal`` only when every K was solved to optimality (or proved infeasible). The reported
-    objective is the returned plan's cost recomputed by the cost model; ``bound`` is the solvers'.
-    """
-    best_plan, best_value, bounds, statuses = None, math.inf, [], []
-    solver = {}
-    for K in instance.stage_counts():
-        model = build_model_for(instance, K)
-        sol = ctx.solve_model(model)    # the context hands each K the time left of the budget
-        solver = {"backend": sol.backend, "solver_version": sol.solver_version}
-        statuses.append(sol.status)
-        if sol.status == "infeasible":
-            continue
-        bounds.append(sol.bound)
-        if sol.x is not None:
-            sln = decode(instance, model, sol.x)
-            plan = Plan(list(zip([0] + sln["cuts"], sln["cuts"] + [instance.num_positions])), sln["devices"])
-            value = objective_value(instance, costs.stage_times_of(instance, plan.bounds, plan.groups),
-                                    _optimized(instance))
-            if value < best_value:
-                best_plan, best_value = plan, value
-    if all(s == "infeasible" for s in statuses):
-        raise Infeasible(why_infeasible(instance) + " (every stage count's MILP is infeasible)")
-    # a stage count without a bound leaves OPT unbounded below: no overall bound then
-    bound = min(bounds) if bounds and all(b is not None and math.isfinite(b) for b in bounds) else None
-    if all(s in ("optimal", "infeasible") for s in statuses):
-        status = "optimal"
-    elif "time_limit" in statuses:
-        status = "time_limit"
-    elif "error" in statuses:
-        status = "error"
-    else:
-        status = "feasible"
-    stats = {"statuses_per_stage_count": dict(zip(map(str, instance.stage_counts()), statuses))}
-    if best_plan is None:
-        return Outcome(solution=None, objective=None, bound=bound, status=status, reason="no incumbent plan",
-                       stats=stats, **solver)
-    out = _plan_outcome(instance, best_plan, status, bound if instance.objective != "sync" else None, **stats)
-    out.backend, out.solver_version = solver.get("backend"), solver.get("solver_version")
-    return out
+PROBLEM.method("dp", kind="exact", fidelity="ours",
+               summary="chain DP with replication over the device order (exact on uniform graphs)")(algorithms.dp)
 
+PROBLEM.method("subset-dp", kind="exact", fidelity="ours", applicable=_subset_ok,
+               summary="DP over device subsets, any graph (tests: small n, N)")(algorithms.subset_dp)
 
-def dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
-    """Chain DP with replication.
+PROBLEM.method("bisect", kind="exact", fidelity="ours", applicable=_bisect_ok,
+               summary="bisection + greedy probe: exact bottleneck without replication, uniform graph")(algorithms.bisect)
 
-    Guarantee: on a uniform graph (all devices interchangeable) and on a clustered graph
-    (``two-level``: equal devices, one bandwidth inside clusters, a lower one across) ALG = OPT,
-    status ``optimal`` (states count devices per cluster: relabelling devices inside a cluster
-    preserves every cost). On other graphs ALG = the minimum over plans whose stages take
-    consecutive blocks of the device order 0..N-1 (idle devices last), status ``feasible``
-    (OPT <= ALG). Complexity: ``bottleneck`` O(K keys successors n^2) with numpy (keys: N R on
-    uniform graphs, prod_c (G_c + 1)^2 on clusters of sizes G_c, N R in block order);
-    ``sync-estimate`` a label-setting DP over the same states, pruned by a completion bound (see
-    :mod:`.dp`). [ours]
+PROBLEM.method("order-dp", kind="heuristic", fidelity="ours",
+               summary="dp over a bandwidth-greedy device order (no guarantee; empirical ratio)")(algorithms.order_dp)
 
-    >>> import optsched
-    >>> from optsched.problems.pipeline_partition.generate import chain_instance
-    >>> r = optsched.solve(chain_instance([1, 2, 3, 4], topology="nvlink:2"), "dp")
-    >>> r.status, r.solution["replicas"], round(float(r.objective), 9)  # no parameters: replicate
-    ('optimal', [2], 5.0)
-    >>> r = optsched.solve(chain_instance([1, 2, 3, 4], topology="nvlink:2", max_replicas=1), "dp")
-    >>> r.solution["cuts"], round(float(r.objective), 9)
-    ([3], 6.0)
-    """
-    space = order_space(instance)
-    value, plan, stats = solve_order(instance, space, _optimized(instance))
-    exact = is_exact_space(space)
-    return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
-                         optimal_over="all plans" if exact else "consecutive blocks of device order 0..N-1",
-                         **stats)
+PROBLEM.method("uniform", kind="baseline", fidelity="ours",
+               summary="equal position counts, one device per stage")(algorithms.uniform)
 
+PROBLEM.method("param-balanced", kind="baseline", fidelity="reconstruction",
+               summary="DeepSpeed-style: min-max stage parameter bytes")(algorithms.param_balanced)
 
-def subset_dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
-    """Exact over every plan (any disjoint device groups, any order) by a DP over device subsets:
-    ALG = OPT. O(K 3^N n^2) states-transitions before pruning: for tests (n <= 30, N <= 10). [ours]"""
-    value, plan, stats = solve_order(instance, subset_space(instance), _optimized(instance))
-    return _plan_outcome(instance, plan, "optimal", value, **stats)
+PROBLEM.method("time-balanced", kind="baseline", fidelity="reconstruction",
+               summary="torchgpipe-style: min-max stage forward time")(algorithms.time_balanced)
 
+PROBLEM.method("pipedream", kind="baseline", fidelity="code", applicable=_fixed_k_free,
+               summary="PipeDream's DP and cost model (replication, transfers ignored)")(algorithms.pipedream)
 
-def order_dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
-    """``dp`` over the bandwidth-greedy device order (:func:`heuristic_order`, O(N^2)).
-
-    No guarantee (OPT <= ALG only; the device-order problem is NP-hard in general): its empirical
-    ratio to ``milp``/``subset-dp`` is reported by the tests and T5. [ours]"""
-    order = heuristic_order(instance)
-    space = order_space(instance, order)
-    value, plan, stats = solve_order(instance, space, _optimized(instance))
-    exact = is_exact_space(space)
-    return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
-                         device_order=order, **stats)
-
-
-def bisect(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
-    """Exact ``bottleneck`` (ALG = OPT) without replication on a uniform graph when memory cannot
-    bind; O(n log n + probes K log n) (see :mod:`.bisect`). [ours]"""
-    value, cuts = min_bottleneck(instance)
-    bounds = list(zip([0] + cuts, cuts + [instance.num_positions]))
-    plan = Plan(bounds, [[k] for k in range(len(bounds))])
-    return _plan_outcome(instance, plan, "optimal", value, search_value=value)
-
-
-def _baseline(instance, plan: Plan, **stats) -> Outcome:
-    return _plan_outcome(instance, plan, "feasible", None, **stats)
-
-
-def uniform(instance, ctx):
-    """Baseline (no guarantee): equal position counts per stage, device k for stage k. [ours]"""
-    return _baseline(instance, baselines.uniform_plan(instance))
-
-
-def param_balanced(instance, ctx):
-    """Baseline (no guarantee): DeepSpeed-style parameter balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.param_balanced_plan(instance))
-
-
-def time_balanced(instance, ctx):
-    """Baseline (no guarantee): torchgpipe-style forward-time balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.time_balanced_plan(instance))
-
-
-def pipedream(instance, ctx):
-    """Baseline (no guarantee on this cost model): PipeDream's DP, O(n^2 N^2); its own predicted
-    bottleneck in ``stats["pipedream_model_bottleneck"]``. [code]"""
-    plan, predicted = baselines.pipedream_plan(instance)
-    return _baseline(instance, plan, pipedream_model_bottleneck=predicted)
-
-
-def dapple(instance, ctx):
-    """Baseline (no guarantee): DAPPLE-style planner, O(N K n^2). [reconstruction]"""
-    plan, estimate = baselines.dapple_plan(instance)
-    return _baseline(instance, plan, dapple_estimate=estimate)
+PROBLEM.method("dapple", kind="baseline", fidelity="reconstruction", applicable=_fixed_k_free,
+               summary="DAPPLE-style: per K, balanced stages with N//K replicas, latency estimate")(algorithms.dapple)
 

@@ -8,92 +8,23 @@ event simulator), baselines ``fifo-locality`` and ``drf``. Documentation: ``docs
 
 from __future__ import annotations
 
-from optsched.core.registry import Guarantee, Option, Problem, register_problem
-
-from . import algorithms
-from .generate import PRESETS, generate, offered_load
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, PsLocalityInstance, check
+from . import (
+    algorithms,
+    methods,  # noqa: F401  (registers the methods)
+)
+from .generate import generate, offered_load
+from .instance import PsLocalityInstance, check
 from .model import build_ip
-from .online import online_applicable, online_rr
+from .problem import PROBLEM
 from .trace import load_philly_trace
 
-__all__ = ["PsLocalityInstance", "PROBLEM", "generate", "offered_load", "load_philly_trace", "check", "build_ip"]
-
-PROBLEM = register_problem(Problem(
-    name="ps-locality",
-    title="worker/PS placement with locality: mixed packing-covering IP and randomized rounding",
-    sense="min",
-    instance_type=PsLocalityInstance,
-    check=check,
-    objective=OBJECTIVE,
-    solution_schema=SOLUTION_SCHEMA,
-    spec="ps_locality.md",
-    generate=generate,
-    presets=PRESETS,
-    generator_options={
-        "jobs": Option(int, 6, "number of jobs"),
-        "machines": Option(int, 3, "number of identical machines"),
-        "gpus_per_machine": Option(int, 4, "GPUs per machine (CPUs 6x, memory 32 GB x that)"),
-        "max_workers": Option(int, 4, "largest max_workers of a job"),
-        "min_workers": Option(int, 1, "smallest max_workers of a job"),
-        "job_slots": Option(int, 4, "longest solo co-located duration of a job (slots)"),
-        "load": Option(float, 1.5, "offered load (GPU-slots asked / available over the arrival span)"),
-        "bandwidth_ex": Option(float, 6000.0, "bandwidth between machines (MB per slot)"),
-        "bandwidth_ratio": Option(float, 8.0, "bandwidth_in / bandwidth_ex"),
-        "horizon_slots": Option(int, 0, "horizon (0: the longer baseline makespan + 1)"),
-    },
-    importers={"gavel-trace-ps": load_philly_trace},
-    build_model=build_ip,
-    default_method="milp",
-    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
-))
-
-_ROWS = {"cumulative_rows": Option(bool, True, "cumulative covering rows (False: one aggregate row per job)"),
-         "activity_rows": Option(bool, True, "a job works only until its completion slot"),
-         "solo_cut": Option(bool, True, "no completion before a_i + solo_i - 1")}
-
-PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True, options=_ROWS,
-               summary="time-indexed mixed packing-covering IP (mip_rel_gap = 0)")(algorithms.milp)
-PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True, options=_ROWS,
-               summary="LP relaxation of the IP: a lower bound on OPT")(algorithms.lp_bound)
-PROBLEM.method("lower-bound", kind="bound", fidelity="ours", uses_backend=True,
-               options={"fine_slots": Option(int, 16, "one-slot buckets up to the last arrival + this, then doubling"),
-                        "activity_rows": _ROWS["activity_rows"]},
-               summary="max(sum of solo times, pooled bucketed LP): a lower bound for large instances"
-               )(algorithms.lower_bound)
-
-
-def _rr_event(instance, result) -> bool:
-    pre = result.stats["pre_repair"][0]
-    within = pre["max_load_ratio"] <= result.stats["rounding_factor"] * (1 + 1e-6)
-    return within and not pre["zero_capacity_rows_loaded"]
-
-
-PROBLEM.method(
-    "rr", kind="approximation", fidelity="reconstruction", uses_backend=True, randomized=True,
-    summary="LP, sample completion slot and mode, scale by kappa and round, repair; best of trials",
-    options={"trials": Option(int, 8, "rounding trials (the best repaired schedule is returned)"),
-             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding")},
-    guarantee=Guarantee(
-        form="probabilistic", sense="<=", value=lambda inst: algorithms.rounding_factor(inst, 1.0),
-        reference="OPT",
-        statement="before repair, in the first trial, every packing row's load is at most kappa (1 + delta) "
-                  "times its capacity, delta^2 / (2 + delta) = 2 ln m / (kappa rho), with probability >= 1 - 1/m "
-                  "(m = H R T packing rows, rho = min capacity / largest per-job contribution)",
-        source="ours", proof="docs/ps_locality.md#rounding-theorem",
-        applies=lambda inst: (inst.num_machines * inst.num_resources * inst.horizon_slots >= 2, "m >= 2 packing rows"),
-        probability=lambda inst: 1 - 1 / (inst.num_machines * inst.num_resources * inst.horizon_slots),
-        event=_rr_event),
-)(algorithms.rr)
-PROBLEM.method(
-    "online-rr", kind="online", fidelity="reconstruction", uses_backend=True, randomized=True,
-    summary="rolling-horizon LP rounding on the event simulator, committing one slot at a time",
-    options={"window": Option(int, 6, "slots of the rolling LP window"),
-             "max_lp_jobs": Option(int, 40, "at most this many jobs (shortest residual first) in the window LP"),
-             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding")},
-    applicable=online_applicable,
-)(online_rr)
-PROBLEM.method("fifo-locality", kind="baseline", fidelity="ours",
-               summary="FIFO; co-locate on the first machine that fits, else spread")(algorithms.fifo_locality_method)
-PROBLEM.method("drf", kind="baseline", fidelity="ours",
-               summary="DRF-style fair share of the dominant resource, spread placement")(algorithms.drf_method)
+__all__ = [
+    "algorithms",
+    "PsLocalityInstance",
+    "PROBLEM",
+    "generate",
+    "offered_load",
+    "load_philly_trace",
+    "check",
+    "build_ip",
+]

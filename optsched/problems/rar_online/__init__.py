@@ -9,162 +9,22 @@ Docs: ``docs/ring_allreduce.md#rar-online``.
 
 from __future__ import annotations
 
-from optsched.core.errors import InvalidInstanceError
-from optsched.core.registry import Guarantee, Option, Outcome, Problem, register_problem
-
-from .gadget import GadgetPolicy, exact_effort, pricing
+from . import methods  # noqa: F401  (registers the methods)
 from .generate import PRESETS, generate, load_gavel_online
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlineJob, RarOnlineInstance, Utility, check, evaluate
-from .milp import LP_MAX_COLUMNS, MILP_MAX_COLUMNS, build_model, column_count, lp_bound, milp
-from .policies import FifoRar, TiresiasLas, run_policy
+from .instance import OnlineJob, RarOnlineInstance, Utility, check
+from .methods import THEOREM_G
+from .model import build_model
+from .problem import PROBLEM
 
-#: gadget-exact applies when its DPs' work sum_j (T - a_j) (F_j + 1) 2 Wmax_j is at most this
-EXACT_MAX_EFFORT = 500_000_000
-#: on a graph network gadget-exact enumerates every set of servers: it applies up to this many servers
-EXACT_MAX_GRAPH_SERVERS = 10
-
-__all__ = ["THEOREM_G", "RarOnlineInstance", "OnlineJob", "Utility", "PROBLEM", "generate", "check", "build_model",
-           "load_gavel_online"]
-
-PROBLEM = register_problem(Problem(
-    name="rar-online",
-    title="online elastic ring-all-reduce scheduling with utilities (GADGET-style)",
-    sense="max",
-    instance_type=RarOnlineInstance,
-    check=check,
-    objective=OBJECTIVE,
-    solution_schema=SOLUTION_SCHEMA,
-    spec="ring_allreduce.md (rar-online)",
-    generate=generate,
-    presets=PRESETS,
-    generator_options={
-        "jobs": Option(int, 6, "number of jobs"),
-        "servers": Option(int, 3, "number of servers"),
-        "gpus_per_server": Option(int, 4, "GPUs per server"),
-        "horizon": Option(int, 10, "T (slots)"),
-        "max_workers": Option(int, 4, "largest Wmax_j"),
-        "objective": Option(str, "utility", "utility | energy | fairness"),
-        "energy_price": Option(float, 0.0, "price per GPU-slot (objective energy)"),
-        "fairness_u0": Option(float, 1.0, "u0 of log(u0 + U_j) (objective fairness)"),
-        "arrival_span": Option(float, 0.5, "arrivals uniform over this fraction of the horizon"),
-        "reserve_fractions": Option(str, "0.25,0.5", "r_j / uplink drawn from these, comma separated"),
-        "slot_s": Option(float, 60.0, "slot length (s)"),
-        "network": Option(str, "flat", "flat (server uplinks) | tree (servers under racks, rack links to a core)"),
-        "racks": Option(int, 2, "racks of the tree network"),
-    },
-    importers={"gavel-trace-online": load_gavel_online},
-    build_model=build_model,
-    default_method="gadget",
-    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
-))
-
-
-def _policy_outcome(instance, policy, **stats) -> Outcome:
-    allocations = run_policy(instance, policy)
-    _, completion, gpu_slots, value = evaluate(instance, allocations)
-    if isinstance(policy, GadgetPolicy):
-        stats.update(admitted=policy.admitted, rejected=policy.rejected)
-    return Outcome(solution={"allocations": allocations}, objective=value,
-                   stats={"completed": sum(c is not None for c in completion), "gpu_slots": gpu_slots, **stats})
-
-
-@PROBLEM.method("gadget", kind="online", fidelity="reconstruction",
-                summary="posted prices per GPU pool / uplink or link and slot; DP best response over progress buckets "
-                        "with greedy ring embedding; admit iff utility > cost (empirical ratio)",
-                options={"buckets": Option(int, 32, "progress buckets of the DP (more: less conservative)"),
-                         "window": Option(int, 48, "slots after arrival the best response plans over")})
-def gadget(instance, ctx):
-    """GADGET-style online scheduling [reconstruction]; see :mod:`.gadget`. No guarantee: empirical.
-
-    O(n W L (S log S + B)) for n jobs, W worker counts tried, L = window, S servers, B buckets,
-    plus the simulator.
-
-    >>> import optsched
-    >>> r = optsched.solve(optsched.generate("rar-online", 0, preset="small"), "gadget")
-    >>> r.status, r.objective >= 0
-    ('feasible', True)
-    """
-    for name in ("buckets", "window"):
-        if ctx.options[name] < 1:
-            raise InvalidInstanceError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
-    policy = GadgetPolicy(instance, buckets=ctx.options["buckets"], window=ctx.options["window"])
-    return _policy_outcome(instance, policy, buckets=ctx.options["buckets"], window=ctx.options["window"])
-
-
-def _theorem_g_applies(inst):
-    if inst.is_graph:
-        return False, "graph network: Theorem G is registered for the flat network (server uplinks) only"
-    if inst.objective != "utility":
-        return False, f"objective {inst.objective!r}: Theorem G needs the plain utility objective"
-    pr = pricing(inst)
-    if pr.v1 <= 0:
-        return False, "no job can earn utility alone: V1 = 0"
-    if pr.ratio is None:
-        return False, f"beta = {pr.beta:.4g} >= 2 (eps = {pr.eps:.4g}: per-slot demands are not small)"
-    return True, f"beta = {pr.beta:.4g} < 2 (eps = {pr.eps:.4g}), alpha = {pr.alpha:.4g}"
-
-
-THEOREM_G = Guarantee(
-    form="multiplicative", sense=">=", value=lambda inst: pricing(inst).ratio, reference="OPT",
-    statement="ALG >= OPT (2 - beta) / (2 alpha beta^2), beta = max_k b_k^eps < 2; -> OPT / (2 alpha) as eps -> 0",
-    source="ours", proof="docs/ring_allreduce.md#theorem-g", applies=_theorem_g_applies)
-
-
-def _exact_applicable(inst):
-    if inst.is_graph and len(inst.servers) > EXACT_MAX_GRAPH_SERVERS:
-        return False, (f"{len(inst.servers)} servers on a graph network (gadget-exact enumerates server sets: "
-                       f"needs <= {EXACT_MAX_GRAPH_SERVERS})")
-    return (exact_effort(inst) <= EXACT_MAX_EFFORT,
-            f"DP work {exact_effort(inst)} (gadget-exact needs <= {EXACT_MAX_EFFORT})")
-
-
-@PROBLEM.method("gadget-exact", kind="online", fidelity="reconstruction", guarantee=THEOREM_G,
-                summary="gadget with an exact best response (every slot, exact progress, every embedding)",
-                applicable=lambda inst: _exact_applicable(inst))
-def gadget_exact(instance, ctx):
-    """GADGET-style online scheduling with an exact best response [reconstruction; guarantee ours].
-
-    Guarantee (Theorem G, ``docs/ring_allreduce.md#theorem-g``): on the flat network, with the plain
-    utility objective and ``beta < 2``, ``ALG >= OPT (2 - beta) / (2 alpha beta^2)`` (``Pricing`` gives alpha, beta).
-    O(sum_j (T - a_j) (F_j + 1) Wmax_j + S Wmax^2 per slot and job), plus the simulator.
-    """
-    policy = GadgetPolicy(instance, exact=True)
-    return _policy_outcome(instance, policy, **_theorem_stats(instance))
-
-
-def _theorem_stats(inst):
-    pr = pricing(inst)
-    return {"alpha": pr.alpha, "beta": pr.beta, "eps": pr.eps, "v1": pr.v1}
-
-
-@PROBLEM.method("fifo", kind="baseline", fidelity="ours",
-                summary="arrival order at max_workers, cheapest placement, non-preemptive, head-of-line blocking")
-def fifo(instance, ctx):
-    """FIFO baseline [ours]: see :class:`.policies.FifoRar`. No guarantee; empirical.
-    O(T (n log n + n S)) for n jobs, S servers, T slots, plus the simulator."""
-    return _policy_outcome(instance, FifoRar(instance))
-
-
-@PROBLEM.method("tiresias-las", kind="baseline", fidelity="ours",
-                summary="discretized 2D-LAS: queue by attained GPU-slots, preemptive, backfilling",
-                options={"threshold": Option(float, 8.0, "GPU-slots after which a job drops to the low queue")})
-def tiresias_las(instance, ctx):
-    """Tiresias-style 2D-LAS baseline [ours, after Tiresias' discretized 2D-LAS]: see
-    :class:`.policies.TiresiasLas`. No guarantee; empirical. O(T (n log n + n S))."""
-    if not ctx.options["threshold"] >= 0:
-        raise InvalidInstanceError(instance.problem, "option threshold", "must be >= 0", ctx.options["threshold"])
-    return _policy_outcome(instance, TiresiasLas(instance, ctx.options["threshold"]))
-
-
-def _size_limit(limit, name):
-    def applies(inst):
-        cols = column_count(inst)
-        return cols <= limit, f"{cols} model columns ({name} needs <= {limit})"
-    return applies
-
-
-PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
-               applicable=_size_limit(MILP_MAX_COLUMNS, "milp"),
-               summary="offline time-indexed MILP (exact; small instances)")(milp)
-PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True, applicable=_size_limit(LP_MAX_COLUMNS, "lp"),
-               summary="LP relaxation of the offline MILP: an upper bound on OPT")(lp_bound)
+__all__ = [
+    "PRESETS",
+    "THEOREM_G",
+    "RarOnlineInstance",
+    "OnlineJob",
+    "Utility",
+    "PROBLEM",
+    "generate",
+    "check",
+    "build_model",
+    "load_gavel_online",
+]

@@ -19,7 +19,7 @@ from optsched.workloads.layer_timing import iteration_time_recursive, sync_secon
 
 from .configurations import Configurations, enumerate_configurations
 from .instance import CAPACITY_RTOL, SmdInstance, require_feasible
-from .mcmkp import build_mcmkp_model, decode_choice, round_basic_lp
+from .model import build_mcmkp_model, decode_choice, round_basic_lp
 
 __all__ = ["build_model", "milp", "lp_bound", "lp_round", "brute", "brute_combinations",
            "deferral_penalty_bound", "BRUTE_MAX_COMBINATIONS"]

@@ -43,7 +43,7 @@ from optsched.core.solving import SolveContext
 
 from .configurations import Configurations, enumerate_configurations, improve_greedily, segment_argmin
 from .instance import SmdInstance, require_feasible
-from .mcmkp import build_mcmkp_model, decode_choice, round_basic_lp
+from .model import build_mcmkp_model, decode_choice, round_basic_lp
 
 __all__ = ["smd", "INNER_METHODS"]
 

@@ -1,0 +1,35 @@
+"""The ``mknap`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .algorithms import build_model
+from .generate import PRESETS, generate
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, MknapInstance, check
+from .orlib import load_orlib
+
+PROBLEM = register_problem(Problem(
+    name="mknap",
+    title="0-1 multidimensional knapsack",
+    sense="max",
+    instance_type=MknapInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="smd.md (multidimensional knapsack)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "items": Option(int, 25, "number of items n"),
+        "rows": Option(int, 3, "number of capacity rows m"),
+        "tightness": Option(float, 0.5, "capacity as a fraction of each row's total weight"),
+        "correlated": Option(bool, True, "Chu-Beasley correlated profits"),
+    },
+    importers={"orlib-mknap": load_orlib},
+    build_model=build_model,
+    default_method="milp",
+    reference_method=("milp", "brute"),
+    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+))
+

@@ -1,0 +1,34 @@
+"""The ``online-knapsack`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .algorithms import build_model
+from .generate import PRESETS, generate
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlineKnapsackInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="online-knapsack",
+    title="online knapsack pricing of one resource (welfare)",
+    sense="max",
+    instance_type=OnlineKnapsackInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="online.md (online resource allocation and pricing)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "requests": Option(int, 60, "number of requests n"),
+        "lower": Option(float, 1.0, "smallest unit value L (> 0)"),
+        "upper": Option(float, 16.0, "largest unit value U (>= L)"),
+        "eps": Option(float, 0.05, "largest demand eps, in (0, 1]"),
+        "values": Option(str, "log-uniform", "value shape: log-uniform, uniform or increasing"),
+    },
+    build_model=build_model,
+    default_method="milp",
+    reference_method=("milp", "brute"),
+    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+))
+

@@ -1,0 +1,53 @@
+"""The ``pipeline-partition`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, tiny_instance
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, PipelinePartitionInstance, check
+from .model import build_model
+
+
+def import_pipedream_profile(path, index: int | None = None):
+    """``optsched import pipedream-profile graph.txt -o profile.json``: the profile (JSON format
+    of :mod:`optsched.workloads.profiles`) on PipeDream's antichain chain."""
+    from optsched.core.errors import InvalidInstanceError
+    from optsched.workloads.profiles import load_pipedream_graph
+
+    if index is not None:
+        raise InvalidInstanceError("profile", "--index", "a PipeDream graph.txt holds one profile")
+    return load_pipedream_graph(path)
+
+
+PROBLEM = register_problem(Problem(
+    name="pipeline-partition",
+    title="pipeline partition, replication and device mapping",
+    sense="min",
+    instance_type=PipelinePartitionInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="pipeline.md (a)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "profile": Option(str, "", "profile file (optsched JSON or PipeDream graph.txt); empty: a random chain"),
+        "layers": Option(int, 8, "positions of the random chain (without --profile)"),
+        "topology": Option(str, "nvlink:4", "device graph preset (nvlink:N, two-level:SxG[:INTRA:INTER], "
+                                            "flat:N:BW, ring:N:BW, random:N[:P]) or a JSON file"),
+        "stages": Option(int, 0, "number of stages K; 0: the planner chooses"),
+        "microbatches": Option(int, 4, "microbatches per iteration M"),
+        "objective": Option(str, "bottleneck", "bottleneck | sync-estimate | sync (evaluation only)"),
+        "microbatch_size": Option(float, 0.0, "samples per microbatch; 0: profile batch / M"),
+        "max_replicas": Option(int, 0, "largest replication of a stage; 0: no bound"),
+        "memory_gb": Option(float, 0.0, "memory per device in GB; 0: the topology's (16 GB)"),
+        "schedule": Option(str, "1f1b", "schedule whose in-flight microbatches the memory check uses"),
+        "group_size": Option(int, 1, "kFkB group size"),
+    },
+    importers={"pipedream-profile": import_pipedream_profile},
+    build_model=build_model,
+    default_method="dp",
+    tiny_instances=tiny_instance,
+))
+

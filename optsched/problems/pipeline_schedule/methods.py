@@ -1,0 +1,38 @@
+"""The methods of ``pipeline-schedule``: kind, fidelity, guarantee, options and applicability of each."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option
+
+from . import algorithms
+from .algorithms import BRUTE_MAX_ORDERS, brute_order_count
+from .problem import PROBLEM
+
+PROBLEM.method("gpipe", kind="baseline", fidelity="paper",
+               summary="GPipe: all forwards, then all backwards (reverse order); peak in flight M"
+               )(algorithms.gpipe)
+
+PROBLEM.method("1f1b", kind="baseline", fidelity="code",
+               summary="1F1B / PipeDream-Flush: K-1-k warm-up forwards, alternate, drain"
+               )(algorithms.one_f_one_b)
+
+PROBLEM.method("kfkb", kind="baseline", fidelity="reconstruction",
+               summary="kFkB: 1F1B on groups of group_size microbatches (Ada-Grouper's family)",
+               options={"group_size": Option(int, 2, "microbatches per group (>= 1; 1 is 1F1B)")},
+               )(algorithms.kfkb)
+
+PROBLEM.method("list", kind="heuristic", fidelity="ours",
+               summary="non-delay list scheduling, ties: feed a starving next stage, else backward; caps kept; bound = LB"
+               )(algorithms.list_schedule)
+
+PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+               summary="disjunctive big-M MILP of the minimum makespan (small instances)"
+               )(algorithms.milp)
+
+PROBLEM.method("brute", kind="exact", fidelity="ours",
+               summary=f"simulate every per-stage order (at most {BRUTE_MAX_ORDERS} combinations; tests)",
+               applicable=lambda inst: (brute_order_count(inst) <= BRUTE_MAX_ORDERS,
+                                        f"{brute_order_count(inst)} order combinations, brute enumerates at "
+                                        f"most {BRUTE_MAX_ORDERS}"),
+               )(algorithms.brute)
+

@@ -1,0 +1,40 @@
+"""The ``pipeline-schedule`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .algorithms import build_model
+from .generate import PRESETS, generate, tiny_instance
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, PipelineScheduleInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="pipeline-schedule",
+    title="synchronous microbatch scheduling (per-stage order of forwards and backwards)",
+    sense="min",
+    instance_type=PipelineScheduleInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="pipeline.md (b) pipeline-schedule",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "stages": Option(int, 4, "number of stages K"),
+        "microbatches": Option(int, 8, "microbatches per iteration M"),
+        "heterogeneity": Option(float, 0.5, "forward times uniform in [1 - h, 1 + h] s"),
+        "transfer": Option(float, 0.2, "mean transfer delay as a fraction of the mean forward"),
+        "allreduce": Option(float, 0.0, "all-reduce of a replicated stage as a fraction of its F + B"),
+        "cap": Option(str, "none", "in-flight cap: none, 1f1b (K - k) or an integer"),
+        "plan": Option(str, "", "a pipeline-partition instance file (with --plan-result)"),
+        "plan_result": Option(str, "", "a pipeline-partition result or solution file for --plan"),
+        "profile": Option(str, "", "plan this profile file with pipeline-partition (empty + --topology: "
+                                   "a random chain)"),
+        "topology": Option(str, "", "device topology preset for --profile (default nvlink:4)"),
+    },
+    build_model=build_model,
+    default_method="list",
+    reference_method=("milp", "brute"),
+    tiny_instances=tiny_instance,
+))
+

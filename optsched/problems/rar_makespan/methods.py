@@ -1,0 +1,50 @@
+"""The methods of ``rar-makespan``: kind, fidelity, guarantee, options and applicability of each."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Guarantee, Option
+
+from . import algorithms
+from .algorithms import BRUTE_MAX_PLANS, brute_plan_count
+from .model import MILP_MAX_COLUMNS, column_count, milp_bound
+from .problem import PROBLEM
+
+THEOREM5 = Guarantee(
+    form="multiplicative", sense="<=",
+    value=lambda inst: inst.max_gpus * inst.phi * inst.estimate_upper / inst.estimate_lower,
+    reference="OPT",
+    statement="makespan <= n_g * phi * (u / l) * OPT (n_g = max_j G_j, phi from the instance)",
+    source="paper", proof="docs/ring_allreduce.md#theorem-5")
+
+PROBLEM.method(
+    "sjf-bco", kind="approximation", fidelity="paper", guarantee=THEOREM5,
+    summary="smallest-job-first, balancing contention and overhead: bisect theta, FA-FFP / LBSGF per kappa",
+    options={"kappa": Option(int, 0, "FA-FFP for G_j <= kappa, LBSGF above; 0 = try every kappa 1..n_g"),
+             "spread_factor": Option(float, 1.0, "lambda: LBSGF takes servers until capacity >= lambda G_j")},
+)(algorithms.sjf_bco)
+
+PROBLEM.method("ff", kind="baseline", fidelity="paper",
+               summary="first G_j GPUs server by server within the smallest feasible busy-time bound"
+               )(algorithms.first_fit)
+
+PROBLEM.method("ls", kind="baseline", fidelity="paper",
+               summary="the G_j least busy GPUs, jobs in index order")(algorithms.least_busy)
+
+PROBLEM.method("random", kind="baseline", fidelity="paper", randomized=True,
+               summary="G_j GPUs uniformly at random (seeded), jobs in index order")(algorithms.random_placement)
+
+def _milp_applies(inst):
+    cols = column_count(inst)
+    return cols <= MILP_MAX_COLUMNS, f"{cols} model columns (milp needs <= {MILP_MAX_COLUMNS})"
+
+PROBLEM.method("milp", kind="bound", fidelity="ours", uses_backend=True, applicable=_milp_applies,
+               summary="contention-free time-indexed MILP: exact without contention, a lower bound on OPT"
+               )(milp_bound)
+
+PROBLEM.method(
+    "brute", kind="exact", fidelity="ours",
+    summary=f"every order x every GPU set (at most {BRUTE_MAX_PLANS} plans; for tests)",
+    applicable=lambda inst: (brute_plan_count(inst) <= BRUTE_MAX_PLANS,
+                             f"{brute_plan_count(inst)} plans, brute needs <= {BRUTE_MAX_PLANS}"),
+)(algorithms.brute)
+

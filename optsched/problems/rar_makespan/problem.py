@@ -1,0 +1,47 @@
+"""The ``rar-makespan`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, load_gavel_rar, load_tiresias_rar
+from .instance import (
+    OBJECTIVE,
+    SOLUTION_SCHEMA,
+    RarMakespanInstance,
+    check,
+)
+from .model import build_model
+
+PROBLEM = register_problem(Problem(
+    name="rar-makespan",
+    title="ring-all-reduce batch makespan under communication contention (SJF-BCO)",
+    sense="min",
+    instance_type=RarMakespanInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="ring_allreduce.md (rar-makespan)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "jobs": Option(int, 6, "number of jobs (mix uniform)"),
+        "servers": Option(int, 3, "number of servers"),
+        "gpu_choices": Option(str, "2,4", "GPU counts a server is drawn from, comma separated"),
+        "mix": Option(str, "uniform", "job GPU mix: uniform | mobihoc (the paper's 160 jobs)"),
+        "max_job_gpus": Option(int, 32, "largest job (mix uniform)"),
+        "iterations_low": Option(int, 1000, "fewest iterations F_j"),
+        "iterations_high": Option(int, 6000, "most iterations F_j"),
+        "tau_low": Option(float, 0.01, "shortest fastest-placement iteration time (fraction of a slot)"),
+        "tau_high": Option(float, 0.05, "longest fastest-placement iteration time (fraction of a slot)"),
+        "estimate_error": Option(float, 0.0, "e: l = 1 - e, u = 1 + e, rho_hat = rho U[l, u]"),
+        "horizon": Option(int, 1200, "T, the upper end of SJF-BCO's bisection (slots)"),
+        "slowdown_budget": Option(float, 0.15, "worst-case contention + overhead slowdown (xi calibration)"),
+    },
+    importers={"gavel-trace-rar": load_gavel_rar, "tiresias-rar": load_tiresias_rar},
+    build_model=build_model,
+    default_method="sjf-bco",
+    reference_method=("brute", "milp"),   # milp is the contention-free bound
+    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+))
+

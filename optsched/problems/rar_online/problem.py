@@ -1,0 +1,49 @@
+"""The ``rar-online`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, load_gavel_online
+from .instance import (
+    OBJECTIVE,
+    SOLUTION_SCHEMA,
+    RarOnlineInstance,
+    check,
+)
+from .model import (
+    build_model,
+)
+
+PROBLEM = register_problem(Problem(
+    name="rar-online",
+    title="online elastic ring-all-reduce scheduling with utilities (GADGET-style)",
+    sense="max",
+    instance_type=RarOnlineInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="ring_allreduce.md (rar-online)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "jobs": Option(int, 6, "number of jobs"),
+        "servers": Option(int, 3, "number of servers"),
+        "gpus_per_server": Option(int, 4, "GPUs per server"),
+        "horizon": Option(int, 10, "T (slots)"),
+        "max_workers": Option(int, 4, "largest Wmax_j"),
+        "objective": Option(str, "utility", "utility | energy | fairness"),
+        "energy_price": Option(float, 0.0, "price per GPU-slot (objective energy)"),
+        "fairness_u0": Option(float, 1.0, "u0 of log(u0 + U_j) (objective fairness)"),
+        "arrival_span": Option(float, 0.5, "arrivals uniform over this fraction of the horizon"),
+        "reserve_fractions": Option(str, "0.25,0.5", "r_j / uplink drawn from these, comma separated"),
+        "slot_s": Option(float, 60.0, "slot length (s)"),
+        "network": Option(str, "flat", "flat (server uplinks) | tree (servers under racks, rack links to a core)"),
+        "racks": Option(int, 2, "racks of the tree network"),
+    },
+    importers={"gavel-trace-online": load_gavel_online},
+    build_model=build_model,
+    default_method="gadget",
+    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+))
+

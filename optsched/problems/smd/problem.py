@@ -1,0 +1,40 @@
+"""The ``smd`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .algorithms import (
+    build_model,
+)
+from .generate import PRESETS, generate, tiny_instance
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, SmdInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="smd",
+    title="PS resource allocation: weighted completion time from layer profiles (sum of ratios, MC-MKP)",
+    sense="min",
+    instance_type=SmdInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="smd.md",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "jobs": Option(int, 6, "number of jobs"),
+        "max_workers": Option(int, 4, "workers per job: 1..max_workers"),
+        "max_parameter_servers": Option(int, 3, "parameter servers per job: 1..max_parameter_servers"),
+        "layers": Option(int, 8, "synthetic profiles: at most this many layers per job"),
+        "resources": Option(int, 2, "resource types: the first of gpu, cpu, memory_gb"),
+        "tightness": Option(float, 0.5, "capacity as a fraction of the demand of each job's best configuration"),
+        "non_deferrable": Option(float, 0.0, "fraction of jobs that may not be deferred"),
+        "round_length": Option(float, 3600.0, "seconds; default defer cost = round_length + JCT(1, 1)"),
+        "profiles": Option(str, "synthetic", "'synthetic' or a models/ directory (or .json file) of DNN profiles"),
+    },
+    build_model=build_model,
+    default_method="milp",
+    reference_method=("milp", "brute"),
+    tiny_instances=tiny_instance,
+))
+

@@ -1,0 +1,34 @@
+"""The methods of ``srpt``: kind, fidelity, guarantee, options and applicability of each."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option
+
+from . import algorithms
+from .problem import PROBLEM
+
+_PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)")
+
+PROBLEM.method("a-srpt", kind="online", fidelity="reconstruction",
+               summary="virtual single-machine SRPT order on predicted sizes + min-cut placement, preemptive",
+               options={"placement": _PLACEMENT, "preemption": Option(bool, True, "preempt per the virtual order")},
+               randomized=True)(algorithms.a_srpt)
+
+PROBLEM.method("fifo", kind="baseline", fidelity="ours", summary="first come first served, head-of-line blocking",
+               options={"placement": _PLACEMENT}, randomized=True)(algorithms.fifo)
+
+PROBLEM.method("sjf-oracle", kind="baseline", fidelity="ours",
+               summary="shortest true size first, backfilling, non-preemptive (reads true sizes)",
+               options={"placement": _PLACEMENT}, randomized=True)(algorithms.sjf_oracle)
+
+PROBLEM.method("tiresias-las", kind="baseline", fidelity="ours",
+               summary="discretized 2D least attained service (GPU-seconds queues), preemptive",
+               options={"placement": _PLACEMENT,
+                        "queue_thresholds": Option(str, "3600,36000", "queue limits in attained GPU-seconds"),
+                        "tick_s": Option(float, 300.0, "seconds between re-evaluations")},
+               randomized=True)(algorithms.tiresias_las)
+
+PROBLEM.method("lb", kind="bound", fidelity="ours",
+               summary="max(virtual-machine SRPT flow with true sizes, sum of isolated run times)",
+               )(algorithms.lower_bound)
+

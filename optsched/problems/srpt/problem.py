@@ -1,0 +1,40 @@
+"""The ``srpt`` problem record: instance type, checker, generators, presets, importers."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, load_gavel_stream
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, SrptInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="srpt",
+    title="online DL job scheduling with predictions (total flow time)",
+    sense="min",
+    instance_type=SrptInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="online.md (A-SRPT)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "jobs": Option(int, 40, "number of jobs in the stream"),
+        "servers": Option(int, 4, "number of servers"),
+        "gpus_per_server": Option(int, 8, "GPUs per server"),
+        "load": Option(float, 0.8, "offered GPU utilization (sets the Poisson arrival rate)"),
+        "recurrences": Option(int, 10, "number of recurring job kinds"),
+        "history_runs": Option(int, 8, "past runs per kind (the predictor's training set)"),
+        "noise": Option(float, 0.3, "log-normal spread of a kind's run lengths"),
+        "plans": Option(str, "mixed", "parallel plans: mixed, data, pipeline or tensor"),
+        "predictor": Option(str, "forest", "forest (random forest on the history) or oracle (truth)"),
+        "restart_overhead": Option(float, 30.0, "seconds without progress after each restart"),
+        "intra_bandwidth": Option(float, 1e11, "intra-server bandwidth, bytes/s"),
+        "inter_bandwidth": Option(float, 1.25e9, "inter-server bandwidth, bytes/s"),
+    },
+    importers={"gavel-srpt": load_gavel_stream},
+    default_method="a-srpt",
+    reference_method="lb",   # no exact method: the proven lower bound
+    tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+))
+
