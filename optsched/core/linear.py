@@ -22,7 +22,7 @@ from typing import Literal, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["LinearModel", "ModelBuilder", "Block", "ModelSolution"]
+__all__ = ["LinearModel", "ModelBuilder", "RowGroup", "Block", "ModelSolution"]
 
 INF = float("inf")
 
@@ -165,6 +165,23 @@ class ModelBuilder:
                             shape=(num_rows, self._num_cols))
         return self._append_rows(name, mat, lower, upper)
 
+    def rows(self, name: str, *, lower=-INF, upper=INF) -> "RowGroup":
+        """A :class:`RowGroup` that collects rows one at a time and adds them as group ``name``
+        when closed (use it as a context manager). ``lower``/``upper`` are the rows' default
+        bounds; :meth:`RowGroup.add` may override them per row.
+
+        >>> b = ModelBuilder("toy")
+        >>> x = b.add_block("x", 3)
+        >>> with b.rows("pairs", upper=1) as rows:
+        ...     for k in range(2):
+        ...         _ = rows.add([x[k], x[k + 1]], [1.0, 1.0])
+        ...     _ = rows.add([x[0]], 2.0, lower=0.5, upper=3.0)
+        >>> m = b.build()
+        >>> m.matrix.toarray().tolist(), m.row_lower.tolist(), m.row_upper.tolist()
+        ([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [2.0, 0.0, 0.0]], [-inf, -inf, 0.5], [1.0, 1.0, 3.0])
+        """
+        return RowGroup(self, name, lower, upper)
+
     def _append_rows(self, name, mat, lower, upper) -> range:
         if name in self._row_blocks:
             raise ValueError(f"row group {name!r} already exists")
@@ -196,6 +213,65 @@ class ModelBuilder:
             col_upper=np.concatenate(self._upper) if n else np.zeros(0),
             integrality=integer, blocks=dict(self._blocks), row_blocks=dict(self._row_blocks),
             objective_granularity=granularity)
+
+
+class RowGroup:
+    """Rows of one named group, collected one at a time: the accumulator every formulation uses
+    instead of hand-kept ``rows, cols, vals`` lists (see :meth:`ModelBuilder.rows`).
+
+    Zero coefficients are dropped; repeated columns in one row add up. Closing the group (leaving
+    the ``with`` block, or :meth:`close`) adds it to the builder; an empty group adds nothing.
+    """
+
+    def __init__(self, builder: ModelBuilder, name: str, lower=-INF, upper=INF):
+        self.builder, self.name = builder, name
+        self.default = (float(lower), float(upper))
+        self._cols: list[np.ndarray] = []
+        self._vals: list[np.ndarray] = []
+        self._lower: list[float] = []
+        self._upper: list[float] = []
+        self.range: range | None = None
+
+    def __len__(self) -> int:
+        return len(self._lower)
+
+    def add(self, cols, vals=1.0, *, lower: float | None = None, upper: float | None = None) -> int:
+        """Add the row ``lower <= sum_k vals[k] x[cols[k]] <= upper`` (``vals`` may be a scalar
+        for every column); returns the row's index inside the group."""
+        c = np.asarray(cols, dtype=np.int64).ravel()
+        v = np.broadcast_to(np.asarray(vals, dtype=float), c.shape).ravel()
+        keep = v != 0.0
+        self._cols.append(c[keep])
+        self._vals.append(v[keep])
+        self._lower.append(self.default[0] if lower is None else float(lower))
+        self._upper.append(self.default[1] if upper is None else float(upper))
+        return len(self._lower) - 1
+
+    def add_terms(self, terms, *, lower: float | None = None, upper: float | None = None) -> int:
+        """Add a row given as ``(column, coefficient)`` pairs."""
+        terms = list(terms)
+        return self.add([c for c, _ in terms], [v for _, v in terms], lower=lower, upper=upper)
+
+    def close(self) -> range:
+        """Add the collected rows to the builder (once); their model row indices."""
+        if self.range is None:
+            if not self._lower:
+                self.range = range(self.builder._num_rows, self.builder._num_rows)
+                return self.range
+            counts = [len(c) for c in self._cols]
+            rows = np.repeat(np.arange(len(counts)), counts)
+            cols = np.concatenate(self._cols)
+            vals = np.concatenate(self._vals)
+            self.range = self.builder.add_sparse_rows(self.name, rows, cols, vals, len(counts),
+                                                      lower=np.asarray(self._lower), upper=np.asarray(self._upper))
+        return self.range
+
+    def __enter__(self) -> "RowGroup":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
 
 
 @dataclass

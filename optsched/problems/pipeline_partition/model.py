@@ -35,27 +35,6 @@ from .instance import PipelinePartitionInstance
 __all__ = ["build_model", "build_model_for", "decode"]
 
 
-class _Rows:
-    def __init__(self):
-        self.r, self.c, self.v, self.lo, self.hi = [], [], [], [], []
-        self.count = 0
-
-    def add(self, terms: list[tuple[int, float]], lo: float = -np.inf, hi: float = np.inf) -> None:
-        for col, val in terms:
-            if val != 0.0:
-                self.r.append(self.count)
-                self.c.append(int(col))
-                self.v.append(float(val))
-        self.lo.append(lo)
-        self.hi.append(hi)
-        self.count += 1
-
-    def flush(self, builder: ModelBuilder, name: str) -> None:
-        if self.count:
-            builder.add_sparse_rows(name, self.r, self.c, self.v, self.count, lower=np.array(self.lo),
-                                    upper=np.array(self.hi))
-
-
 def build_model(instance: PipelinePartitionInstance) -> LinearModel:
     """The MILP for the instance's fixed ``stages`` (export needs a fixed K)."""
     if instance.stages is None:
@@ -97,29 +76,30 @@ def build_model_for(instance: PipelinePartitionInstance, num_stages: int) -> Lin
     big_x = float(act.max()) / min_bw if N > 1 else 0.0
     big_mem = float(par.sum()) * inst.optimizer_factor + max(live) * float(stash.sum())
 
-    rows = _Rows()
+    rows = b.rows("constraints")
     for l in range(n):  # each position in exactly one stage
-        rows.add([(assign[l, k], 1.0) for k in range(K)], 1.0, 1.0)
-    rows.add([(assign[0, 0], 1.0)], 1.0, 1.0)
-    rows.add([(assign[n - 1, K - 1], 1.0)], 1.0, 1.0)
+        rows.add_terms([(assign[l, k], 1.0) for k in range(K)], lower=1.0, upper=1.0)
+    rows.add_terms([(assign[0, 0], 1.0)], lower=1.0, upper=1.0)
+    rows.add_terms([(assign[n - 1, K - 1], 1.0)], lower=1.0, upper=1.0)
     for l in range(1, n):  # contiguous, in order: l in k => l-1 in k or k-1
         for k in range(K):
             terms = [(assign[l, k], 1.0), (assign[l - 1, k], -1.0)]
             if k > 0:
                 terms.append((assign[l - 1, k - 1], -1.0))
-            rows.add(terms, hi=0.0)
+            rows.add_terms(terms, upper=0.0)
     for l in range(n - 1):
         for k in range(K - 1):
-            rows.add([(cut[l, k], 1.0), (assign[l, k], -1.0), (assign[l + 1, k + 1], -1.0)], lo=-1.0)
+            rows.add_terms([(cut[l, k], 1.0), (assign[l, k], -1.0), (assign[l + 1, k + 1], -1.0)], lower=-1.0)
     for d in range(N):
-        rows.add([(serves[d, k], 1.0) for k in range(K)], hi=1.0)
+        rows.add_terms([(serves[d, k], 1.0) for k in range(K)], upper=1.0)
     for k in range(K):
-        rows.add([(reps[k, r], 1.0) for r in range(R)], 1.0, 1.0)
-        rows.add([(serves[d, k], 1.0) for d in range(N)] + [(reps[k, r], -(r + 1.0)) for r in range(R)], 0.0, 0.0)
+        rows.add_terms([(reps[k, r], 1.0) for r in range(R)], lower=1.0, upper=1.0)
+        rows.add_terms([(serves[d, k], 1.0) for d in range(N)] + [(reps[k, r], -(r + 1.0)) for r in range(R)],
+                       lower=0.0, upper=0.0)
 
     def big_m_row(lhs: list, indicators: list, big: float) -> None:
         """lhs >= 0 whenever every indicator is 1: lhs - big * sum(ind) >= -big * len(ind)."""
-        rows.add(lhs + [(c, -big) for c in indicators], lo=-big * len(indicators))
+        rows.add_terms(lhs + [(c, -big) for c in indicators], lower=-big * len(indicators))
 
     devices = [None] if uniform else list(range(N))
     for k in range(K):
@@ -131,8 +111,8 @@ def build_model_for(instance: PipelinePartitionInstance, num_stages: int) -> Lin
                 big_m_row([(forward[k], 1.0)] + [(assign[l, k], -fw[l] / (r * sp)) for l in range(n)], ind, big_f)
                 big_m_row([(backward[k], 1.0)] + [(assign[l, k], -bw_[l] / (r * sp)) for l in range(n)], ind, big_b)
                 # memory: sum_l (params opt + live stash / r) assign <= cap when the indicators are 1
-                rows.add([(assign[l, k], par[l] * inst.optimizer_factor + live[k] * stash[l] / r) for l in range(n)]
-                         + [(c, big_mem) for c in ind], hi=cap + big_mem * len(ind))
+                rows.add_terms([(assign[l, k], par[l] * inst.optimizer_factor + live[k] * stash[l] / r) for l in range(n)]
+                               + [(c, big_mem) for c in ind], upper=cap + big_mem * len(ind))
             if r >= 2:
                 coef = 2.0 * (r - 1) / r
                 pairs = [(None, None)] if uniform else [(d, e) for d in range(N) for e in range(d + 1, N)]
@@ -147,18 +127,18 @@ def build_model_for(instance: PipelinePartitionInstance, num_stages: int) -> Lin
                 bw = float(pair_bw[0] if d is None else wide[d, e])
                 lhs = [(transfer[k], 1.0)] + [(cut[l, k], -act[l] / bw) for l in range(n - 1)]
                 if d is None:
-                    rows.add(lhs, lo=0.0)
+                    rows.add_terms(lhs, lower=0.0)
                 else:
                     big_m_row(lhs, [serves[d, k], serves[e, k + 1]], big_x)
         if sync:
-            rows.add([(top, 1.0), (forward[k], -1.0), (backward[k], -1.0)], lo=0.0)
-            rows.add([(residual, 1.0), (allreduce[k], -1.0)] + [(backward[j], 1.0) for j in range(k)]
-                     + [(transfer[j], 1.0) for j in range(k)], lo=0.0)
+            rows.add_terms([(top, 1.0), (forward[k], -1.0), (backward[k], -1.0)], lower=0.0)
+            rows.add_terms([(residual, 1.0), (allreduce[k], -1.0)] + [(backward[j], 1.0) for j in range(k)]
+                           + [(transfer[j], 1.0) for j in range(k)], lower=0.0)
         else:
-            rows.add([(top, 1.0), (forward[k], -1.0), (backward[k], -1.0), (allreduce[k], -1.0)], lo=0.0)
+            rows.add_terms([(top, 1.0), (forward[k], -1.0), (backward[k], -1.0), (allreduce[k], -1.0)], lower=0.0)
             if k < K - 1:
-                rows.add([(top, 1.0), (transfer[k], -1.0)], lo=0.0)
-    rows.flush(b, "constraints")
+                rows.add_terms([(top, 1.0), (transfer[k], -1.0)], lower=0.0)
+    rows.close()
     return b.build()
 
 

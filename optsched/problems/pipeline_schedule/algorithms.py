@@ -275,59 +275,42 @@ def build_model(instance: PipelineScheduleInstance, horizon: float | None = None
     # sequence-load cuts: every task after a on its stage runs between a's end and the stage's
     # last end, whose tail is >= the stage's least tail q_min = tail B(k); every task before a
     # runs between the stage's least release r_min = release F(k) and a's start
-    rows, cols, vals, after_rhs, before_rhs = [], [], [], [], []
-    brows, bcols, bvals = [], [], []
-    r = 0
+    after_rows, before_rows = b.rows("load_after"), b.rows("load_before")
     for k in range(K):
         for a in range(2 * M):
             twin = a + M if a < M else a - M  # F(m) <-> B(m): F(m) first, by precedence
             const_after = const_before = 0.0
-            rows += [r, r]
-            cols += [C, Sflat[k, a]]
-            vals += [1.0, -1.0]
-            brows.append(r)
-            bcols.append(Sflat[k, a])
-            bvals.append(1.0)
+            after = [(C, 1.0), (Sflat[k, a], -1.0)]
+            before_terms = [(Sflat[k, a], 1.0)]
             for other in range(2 * M):
                 if other in (a, twin):
                     continue
                 p_ab, s_ab, c_ab = before(a, other)
-                rows.append(r)
-                cols.append(Y[k, p_ab])
-                vals.append(-d[k, other] * s_ab)
+                after.append((Y[k, p_ab], -d[k, other] * s_ab))
                 const_after += d[k, other] * c_ab
                 p_ba, s_ba, c_ba = before(other, a)
-                brows.append(r)
-                bcols.append(Y[k, p_ba])
-                bvals.append(-d[k, other] * s_ba)
+                before_terms.append((Y[k, p_ba], -d[k, other] * s_ba))
                 const_before += d[k, other] * c_ba
             # the twin: B(m) is after F(m), F(m) before B(m)
-            after_rhs.append(d[k, a] + tail[k, 1] + const_after + (d[k, twin] if a < M else 0.0))
-            before_rhs.append(release[k, 0] + const_before + (d[k, twin] if a >= M else 0.0))
-            r += 1
-    b.add_sparse_rows("load_after", rows, cols, vals, r, lower=np.array(after_rhs))
-    b.add_sparse_rows("load_before", brows, bcols, bvals, r, lower=np.array(before_rhs))
+            after_rows.add_terms(after, lower=d[k, a] + tail[k, 1] + const_after + (d[k, twin] if a < M else 0.0))
+            before_rows.add_terms(before_terms, lower=release[k, 0] + const_before + (d[k, twin] if a >= M else 0.0))
+    after_rows.close()
+    before_rows.close()
 
     # caps
     cap = instance.cap_array
-    rows, cols, vals, upper = [], [], [], []
-    r = 0
-    for k in np.flatnonzero(cap < M):
-        for m in range(M):
-            const = 0.0
-            for m2 in range(M):
-                if m2 == m:
-                    continue
-                for task, sign in ((m2, 1.0), (M + m2, -1.0)):
-                    p, s, c0 = before(task, m)
-                    rows.append(r)
-                    cols.append(Y[k, p])
-                    vals.append(sign * s)
-                    const += sign * c0
-            upper.append(cap[k] - 1 - const)
-            r += 1
-    if r:
-        b.add_sparse_rows("inflight_cap", rows, cols, vals, r, upper=np.array(upper))
+    with b.rows("inflight_cap") as cap_rows:
+        for k in np.flatnonzero(cap < M):
+            for m in range(M):
+                const, terms = 0.0, []
+                for m2 in range(M):
+                    if m2 == m:
+                        continue
+                    for task, sign in ((m2, 1.0), (M + m2, -1.0)):
+                        p, s, c0 = before(task, m)
+                        terms.append((Y[k, p], sign * s))
+                        const += sign * c0
+                cap_rows.add_terms(terms, upper=cap[k] - 1 - const)
     return b.build()
 
 

@@ -109,57 +109,50 @@ def build_model(instance: RarMakespanInstance, horizon: int | None = None) -> Li
         else:
             ub_sp[j, max(0, H - d_sp[j] + 1):] = 0
     model_upper = {"x_in": ub, "x_sp": ub_sp}
-    rows, cols, vals = [], [], []
-    r = 0
     # one start per job
-    for j in range(n):
-        idx = np.concatenate([xin[j].ravel(), xsp[j]])
-        rows += [r] * idx.size; cols += idx.tolist(); vals += [1.0] * idx.size; r += 1
-    b.add_sparse_rows("one_start", rows, cols, vals, r, lower=1, upper=1)
+    with b.rows("one_start", lower=1, upper=1) as rows:
+        for j in range(n):
+            rows.add(np.concatenate([xin[j].ravel(), xsp[j]]), 1.0)
     # spread GPUs: sum_s h = G_j * sum_t x_sp
-    rows, cols, vals = [], [], []
-    for j, job in enumerate(instance.jobs):
-        rows += [j] * S + [j] * H
-        cols += h[j].tolist() + xsp[j].tolist()
-        vals += [1.0] * S + [-float(job.gpus)] * H
-    b.add_sparse_rows("spread_gpus", rows, cols, vals, n, lower=0, upper=0)
+    with b.rows("spread_gpus", lower=0, upper=0) as rows:
+        for j, job in enumerate(instance.jobs):
+            rows.add(np.concatenate([h[j], xsp[j]]), [1.0] * S + [-float(job.gpus)] * H)
     # g[j,s,t] - h[j,s] - n_s * run_sp[j,t] >= -n_s
-    rows, cols, vals = [], [], []
-    r = 0
-    for j in range(n):
-        if d_sp[j] is None:
-            continue
+    with b.rows("spread_hold") as rows:
+        for j in range(n):
+            if d_sp[j] is None:
+                continue
+            for s in range(S):
+                for t in range(H):
+                    window = xsp[j, max(0, t - d_sp[j] + 1):t + 1]
+                    rows.add(np.concatenate([[g[j, s, t], h[j, s]], window]),
+                             [1.0, -1.0] + [-caps[s]] * window.size, lower=-caps[s])
+    # capacity per server and slot
+    with b.rows("capacity") as rows:
         for s in range(S):
             for t in range(H):
-                window = xsp[j, max(0, t - d_sp[j] + 1):t + 1]
-                rows += [r] * (2 + window.size)
-                cols += [int(g[j, s, t]), int(h[j, s])] + window.tolist()
-                vals += [1.0, -1.0] + [-caps[s]] * window.size
-                r += 1
-    lower_link = np.repeat([-caps[s] for j in range(n) if d_sp[j] is not None for s in range(S)], H)
-    b.add_sparse_rows("spread_hold", rows, cols, vals, r, lower=lower_link)
-    # capacity per server and slot
-    rows, cols, vals = [], [], []
-    for s in range(S):
-        for t in range(H):
-            r = s * H + t
-            for j, job in enumerate(instance.jobs):
-                if d_in[j] is not None and job.gpus <= instance.servers[s]:
-                    window = xin[j, s, max(0, t - d_in[j] + 1):t + 1]
-                    rows += [r] * window.size; cols += window.tolist(); vals += [float(job.gpus)] * window.size
-                if d_sp[j] is not None:
-                    rows.append(r); cols.append(int(g[j, s, t])); vals.append(1.0)
-    b.add_sparse_rows("capacity", rows, cols, vals, S * H, upper=np.repeat(caps, H))
+                cols, vals = [], []
+                for j, job in enumerate(instance.jobs):
+                    if d_in[j] is not None and job.gpus <= instance.servers[s]:
+                        window = xin[j, s, max(0, t - d_in[j] + 1):t + 1]
+                        cols += window.tolist()
+                        vals += [float(job.gpus)] * window.size
+                    if d_sp[j] is not None:
+                        cols.append(int(g[j, s, t]))
+                        vals.append(1.0)
+                rows.add(cols, vals, upper=caps[s])
     # makespan >= completion of each job
-    rows, cols, vals = [], [], []
-    for j in range(n):
-        rows.append(j); cols.append(int(makespan[0])); vals.append(1.0)
-        if d_in[j] is not None:
-            for s in range(S):
-                rows += [j] * H; cols += xin[j, s].tolist(); vals += [-(t + d_in[j]) for t in range(H)]
-        if d_sp[j] is not None:
-            rows += [j] * H; cols += xsp[j].tolist(); vals += [-(t + d_sp[j]) for t in range(H)]
-    b.add_sparse_rows("makespan", rows, cols, vals, n, lower=0)
+    with b.rows("makespan", lower=0) as rows:
+        for j in range(n):
+            cols, vals = [int(makespan[0])], [1.0]
+            if d_in[j] is not None:
+                for s in range(S):
+                    cols += xin[j, s].tolist()
+                    vals += [-(t + d_in[j]) for t in range(H)]
+            if d_sp[j] is not None:
+                cols += xsp[j].tolist()
+                vals += [-(t + d_sp[j]) for t in range(H)]
+            rows.add(cols, vals)
     model = b.build()
     upper = model.col_upper.copy()
     for name, values in model_upper.items():

@@ -108,24 +108,15 @@ def build_model(instance: RarOnlineInstance, *, index: _Index | None = None) -> 
     idx.zsp = [(int(zsp[k]), spec) for k, spec in enumerate(zsp_spec)]
     idx.y = [(int(y[k]), spec) for k, spec in enumerate(ysu_spec)]
 
-    def rows_builder():
-        return {"r": [], "c": [], "v": [], "n": 0}
-
-    def add(rb, entries):
-        for c, v in entries:
-            rb["r"].append(rb["n"]); rb["c"].append(c); rb["v"].append(v)
-        rb["n"] += 1
-
     # one option per (j, t)
     by_jt: dict[tuple[int, int], list[int]] = {}
     for k, (j, s, t, w, _) in enumerate(zin_spec):
         by_jt.setdefault((j, t), []).append(int(zin[k]))
     for k, (j, t, w, _) in enumerate(zsp_spec):
         by_jt.setdefault((j, t), []).append(int(zsp[k]))
-    rb = rows_builder()
-    for cols in by_jt.values():
-        add(rb, [(c, 1.0) for c in cols])
-    b.add_sparse_rows("one_option", rb["r"], rb["c"], rb["v"], rb["n"], upper=1)
+    with b.rows("one_option", upper=1) as rows:
+        for cols in by_jt.values():
+            rows.add(cols, 1.0)
     # spread workers: sum_s y - sum_w w zsp = 0 ; y <= n_s u
     ys: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for k, (j, s, t) in enumerate(ysu_spec):
@@ -133,14 +124,12 @@ def build_model(instance: RarOnlineInstance, *, index: _Index | None = None) -> 
     zsp_by_jt: dict[tuple[int, int], list] = {}
     for k, (j, t, w, _) in enumerate(zsp_spec):
         zsp_by_jt.setdefault((j, t), []).append((int(zsp[k]), -float(w)))
-    rb = rows_builder()
-    for (j, t), pairs in ys.items():
-        add(rb, [(yc, 1.0) for yc, _ in pairs] + zsp_by_jt.get((j, t), []))
-    b.add_sparse_rows("spread_workers", rb["r"], rb["c"], rb["v"], rb["n"], lower=0, upper=0)
-    rb = rows_builder()
-    for k, (j, s, t) in enumerate(ysu_spec):
-        add(rb, [(int(y[k]), 1.0), (int(u[k]), -caps[s])])
-    b.add_sparse_rows("reserve", rb["r"], rb["c"], rb["v"], rb["n"], upper=0)
+    with b.rows("spread_workers", lower=0, upper=0) as rows:
+        for (j, t), pairs in ys.items():
+            rows.add_terms([(yc, 1.0) for yc, _ in pairs] + zsp_by_jt.get((j, t), []))
+    with b.rows("reserve", upper=0) as rows:
+        for k, (j, s, t) in enumerate(ysu_spec):
+            rows.add([y[k], u[k]], [1.0, -caps[s]])
     # GPU and uplink capacity per (s, t)
     gpu_rows: dict[tuple[int, int], list] = {}
     link_rows: dict[tuple[int, int], list] = {}
@@ -160,25 +149,21 @@ def build_model(instance: RarOnlineInstance, *, index: _Index | None = None) -> 
         v = b.add_block("v", len(jt) * len(routed), upper=1)
         vcol = {(j, k, t): int(v[i * len(routed) + n])
                 for i, (j, t) in enumerate(jt) for n, k in enumerate(routed)}
-        rb = rows_builder()
-        for j, t in jt:
-            for a in range(S):
-                for c in range(a + 1, S):
-                    for k in inst.route(a, c):
-                        add(rb, [(vcol[j, k, t], 1.0), (ucol[j, a, t], -1.0), (ucol[j, c, t], -1.0)])
-            for k in routed:
-                link_rows.setdefault((k, t), []).append((vcol[j, k, t], inst.jobs[j].reserved_bandwidth))
-        b.add_sparse_rows("footprint", rb["r"], rb["c"], rb["v"], rb["n"], lower=-1)
+        with b.rows("footprint", lower=-1) as rows:
+            for j, t in jt:
+                for a in range(S):
+                    for c in range(a + 1, S):
+                        for k in inst.route(a, c):
+                            rows.add([vcol[j, k, t], ucol[j, a, t], ucol[j, c, t]], [1.0, -1.0, -1.0])
+                for k in routed:
+                    link_rows.setdefault((k, t), []).append((vcol[j, k, t], inst.jobs[j].reserved_bandwidth))
     link_rows_name = "link_capacity" if inst.is_graph else "uplink_capacity"
-    for name, rows, cap in (("gpu_capacity", gpu_rows, caps), (link_rows_name, link_rows, link_caps)):
-        rb = rows_builder()
-        upper = []
-        for (s, t), entries in rows.items():
-            add(rb, entries)
-            upper.append(cap[s])
-        b.add_sparse_rows(name, rb["r"], rb["c"], rb["v"], rb["n"], upper=np.asarray(upper, float))
+    for name, entries_by_st, cap in (("gpu_capacity", gpu_rows, caps), (link_rows_name, link_rows, link_caps)):
+        with b.rows(name) as rows:
+            for (s, t), entries in entries_by_st.items():
+                rows.add_terms(entries, upper=cap[s])
     # completion: sum f <= 1 ; cumulative progress >= F * cumulative f
-    rb_once, rb_prog = rows_builder(), rows_builder()
+    once, progress = b.rows("complete_once", upper=1), b.rows("progress", lower=0)
     prog: dict[tuple[int, int], list] = {}
     for k, (j, s, t, w, p) in enumerate(zin_spec):
         prog.setdefault((j, t), []).append((int(zin[k]), float(p)))
@@ -189,14 +174,14 @@ def build_model(instance: RarOnlineInstance, *, index: _Index | None = None) -> 
         slots = range(job.arrival, T)
         if not slots:
             continue
-        add(rb_once, [(fcol[j, t], 1.0) for t in slots])
+        once.add([fcol[j, t] for t in slots], 1.0)
         cum_p, cum_f = [], []
         for t in slots:
             cum_p += prog.get((j, t), [])
             cum_f.append((fcol[j, t], -float(job.iterations)))
-            add(rb_prog, cum_p + cum_f)
-    b.add_sparse_rows("complete_once", rb_once["r"], rb_once["c"], rb_once["v"], rb_once["n"], upper=1)
-    b.add_sparse_rows("progress", rb_prog["r"], rb_prog["c"], rb_prog["v"], rb_prog["n"], lower=0)
+            progress.add_terms(cum_p + cum_f)
+    once.close()
+    progress.close()
     return b.build()
 
 
