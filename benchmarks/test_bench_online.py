@@ -19,7 +19,7 @@ import time
 import pytest
 
 import optsched
-from optsched.core.simulation import Cluster, FifoPolicy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, FifoPolicy, SimJob, Simulator
 
 
 def _best(function, repeat: int) -> float:

@@ -1,4 +1,4 @@
-"""Benchmark of the pipeline-schedule event simulator (optsched.pipeline.schedule_sim).
+"""Benchmark of the pipeline-schedule event simulator (optsched.simulation.pipeline).
 
 1F1B on 64 stages x 1024 microbatches (131 072 tasks; the ``large`` generator preset, seed 0:
 heterogeneous stages, transfers, all-reduces). The vectorized engine's time is reported as a
@@ -15,7 +15,7 @@ import time
 import pytest
 
 import optsched
-from optsched.pipeline.schedule_sim import simulate
+from optsched.simulation.pipeline import simulate
 
 STAGES, MICROBATCHES = 64, 1024
 

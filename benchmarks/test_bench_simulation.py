@@ -1,4 +1,4 @@
-"""Benchmark of the discrete-event simulator (optsched.core.simulation).
+"""Benchmark of the discrete-event simulator (optsched.simulation.cluster).
 
 10^5 jobs (seeded: Poisson arrivals at 80 % nominal load, exponential works of mean 100 s,
 1-8 GPUs uniformly) on 64 servers x 8 GPUs, strict FIFO, no log.  The time is reported as a
@@ -17,7 +17,7 @@ from heapq import heappop, heappush
 import numpy as np
 import pytest
 
-from optsched.core.simulation import Cluster, FifoPolicy, SimJob, SimulationResult, Simulator
+from optsched.simulation.cluster import Cluster, FifoPolicy, SimJob, SimulationResult, Simulator
 
 NUM_JOBS = 100_000
 NUM_SERVERS = 64

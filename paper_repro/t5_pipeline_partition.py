@@ -114,7 +114,7 @@ def report(rows: list[dict], out) -> None:
             sync.append(line)
         out.table(f"{objective}_sync", sync, caption=(
             f"T5, plans optimized for {objective}: simulated 1F1B iteration time (sync, seconds, M = "
-            f"{MICROBATCHES}) of each planner's plan (optsched.pipeline.schedule_sim)."),
+            f"{MICROBATCHES}) of each planner's plan (optsched.simulation.pipeline)."),
             formats={f"{n} sync": ".5g" for n in PLANNERS})
     timing = [{"profile": r["profile"], "topology": r["topology"], "objective": r["objective"],
                **{f"{n}_s": r.get(f"{n}_s") for n in PLANNERS}, "milp_s": r.get("milp_s")} for r in rows]

@@ -1,4 +1,4 @@
-"""Machinery shared by the two pipeline problems (``pipeline-partition`` and
-``pipeline-schedule``), below them: the per-stage cost model of a plan (:mod:`.costs`) and the
-exact event simulator of a synchronous pipeline iteration (:mod:`.schedule_sim`). Import the
-sub-modules directly."""
+"""Machinery shared by the pipeline problems (``pipeline-partition``, ``pipeline-schedule`` and
+the adaptive one), below them: the per-stage cost model of a plan (:mod:`.costs`). The exact
+simulator of a pipeline iteration lives in the simulation layer (:mod:`optsched.simulation.pipeline`;
+``optsched.pipeline.schedule_sim`` is a deprecated alias). Import the sub-modules directly."""

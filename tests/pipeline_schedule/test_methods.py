@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.core.errors import InvalidInstanceError
-from optsched.pipeline.schedule_sim import lower_bound
+from optsched.simulation.pipeline import lower_bound
 from optsched.problems.pipeline_schedule import PipelineScheduleInstance, generate
 from optsched.problems.pipeline_schedule.algorithms import brute_order_count, build_model
 

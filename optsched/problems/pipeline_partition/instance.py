@@ -17,7 +17,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance
 from optsched.core.registry import CheckReport
 from optsched.pipeline import costs
-from optsched.pipeline.schedule_sim import simulate
+from optsched.simulation.pipeline import simulate
 from optsched.workloads.topology import DeviceGraph
 
 __all__ = ["PipelinePartitionInstance", "check", "objective_value", "OBJECTIVE", "SOLUTION_SCHEMA", "ARRAYS"]

@@ -1,7 +1,7 @@
 """``pipeline-schedule``: the order of forwards and backwards of M microbatches on each stage of
 a planned synchronous pipeline (spec ``pipeline.md`` (b); docs ``docs/pipeline_schedule.md``).
 
-The checker is the exact event simulator :mod:`optsched.pipeline.schedule_sim`. Methods:
+The checker is the exact event simulator :mod:`optsched.simulation.pipeline`. Methods:
 ``gpipe``, ``1f1b``, ``kfkb`` (public schedules), ``list`` (optsched's list scheduler), ``milp``
 (exact, small), ``brute`` (exact, tiny). Ada-Grouper under bandwidth preemption:
 :mod:`.adagrouper`.

@@ -14,7 +14,7 @@ Model [ours]:
 * An iteration that starts at time t runs with the bandwidths of the period containing t
   (iterations are assumed short next to a period): transfer of link k = ``activation_bytes[k]
   / bandwidth[k]`` in both directions, and its time is the exact simulated kFkB makespan
-  (:func:`~optsched.pipeline.schedule_sim.simulate`).
+  (:func:`~optsched.simulation.pipeline.simulate`).
 * Changing g between two iterations costs ``switch_cost`` seconds (re-planning and buffer
   re-allocation; a stated constant, not measured), charged before the iteration; changes happen
   only at iteration boundaries.
@@ -54,7 +54,7 @@ import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
-from optsched.pipeline.schedule_sim import Timing, named_order, peak_inflight, simulate_order
+from optsched.simulation.pipeline import Timing, named_order, peak_inflight, simulate_order
 
 __all__ = ["BandwidthTrace", "preemption_trace", "AdaGrouperSetting", "example_setting", "FixedPolicy",
            "AdaptivePolicy", "OraclePolicy", "AdaRun", "run_policy"]

@@ -1,6 +1,6 @@
 """Methods for synchronous microbatch scheduling.
 
-* ``gpipe``, ``1f1b``, ``kfkb``: the public schedules (:func:`~optsched.pipeline.schedule_sim.named_order`).
+* ``gpipe``, ``1f1b``, ``kfkb``: the public schedules (:func:`~optsched.simulation.pipeline.named_order`).
 * ``list``: optsched's list scheduler (active-schedule generation, backward first) [ours].
 * ``milp``: exact minimum makespan by a disjunctive MILP (small instances).
 * ``brute``: exact by enumerating every per-stage order (tiny instances; tests).
@@ -20,7 +20,7 @@ import numpy as np
 from optsched.core.linear import LinearModel, ModelBuilder
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, model_outcome
-from optsched.pipeline.schedule_sim import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
+from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
                                             order_to_json, peak_inflight, require_cap, simulate_order)
 
 from .instance import PipelineScheduleInstance

@@ -1,7 +1,7 @@
 """The synchronous microbatch-scheduling instance and its checker (the event simulator).
 
 Objective (authoritative, spec ``pipeline.md`` (b)): minimize the makespan of one iteration, as
-computed by :func:`optsched.pipeline.schedule_sim.simulate_order` for the given per-stage order,
+computed by :func:`optsched.simulation.pipeline.simulate_order` for the given per-stage order,
 subject to at most ``inflight_cap[k]`` microbatches in flight at stage k.
 
 Solution schema: ``{"order": [[["F" | "B", microbatch], ...] for each stage]}``, stage 0 first,
@@ -18,7 +18,7 @@ import numpy as np
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance
 from optsched.core.registry import CheckReport
-from optsched.pipeline.schedule_sim import Timing, order_from_json, simulate_order
+from optsched.simulation.pipeline import Timing, order_from_json, simulate_order
 
 __all__ = ["PipelineScheduleInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA"]
 

@@ -10,7 +10,7 @@ residual solo time), rounds it once (the sampling of ``rr``, step 2) and repairs
 allocations of the current slot only. [ours] reading of the
 spec's online variant; fidelity ``reconstruction``.
 
-Mapping onto :mod:`optsched.core.simulation` (whose servers hold GPUs only): one simulator server
+Mapping onto :mod:`optsched.simulation.cluster` (whose servers hold GPUs only): one simulator server
 per machine with ``capacity[h, gpu]`` GPUs; simulator time is measured in slots, shifted by one
 (slot t is the interval [t + 1, t + 2), so the tick at time t + 1 -- after that instant's
 arrivals -- decides slot t; the simulator has no tick at time 0); a job's simulator work is its
@@ -30,8 +30,9 @@ import numpy as np
 
 from optsched.core.errors import Infeasible, InvalidInstanceError, SolverError
 from optsched.core.registry import Outcome
-from optsched.core.simulation import Cluster, Policy, SimJob, Simulator
 from optsched.core.solving import SolveContext
+from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.slots import SLOTS
 
 from .algorithms import _round, require_horizon
 from .instance import PROGRESS_RTOL, PsLocalityInstance
@@ -136,7 +137,7 @@ class _RollingRounding(Policy):
         self.dirty = False
 
     def on_tick(self, sim, now):
-        t = int(round(now)) - 1
+        t = SLOTS.slot_at(now)
         inst, s = self.inst, self.schedule
         if t >= inst.horizon_slots:
             return
@@ -218,9 +219,9 @@ def online_rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     g = instance.resources.index("gpu")
     cluster = Cluster(gpus_per_server=[int(c) for c in instance.capacity[:, g]], intra_bandwidth=instance.bandwidth_in,
                       inter_bandwidth=instance.bandwidth_ex)
-    jobs = [SimJob(id=i, arrival=float(instance.arrival[i] + 1), work=float(instance.workload[i]),
+    jobs = [SimJob(id=i, arrival=SLOTS.arrival_time(instance.arrival[i]), work=float(instance.workload[i]),
                    gpus=int(instance.max_workers[i])) for i in range(instance.num_jobs)]
-    result = Simulator(cluster, jobs, policy, tick=1.0, max_time=instance.horizon_slots + 1.0,
+    result = Simulator(cluster, jobs, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon_slots),
                        record_log=False).run()
     s = policy.schedule
     value = s.objective()
@@ -228,7 +229,7 @@ def online_rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
         late = sorted(set(result.unfinished) | set(int(i) for i in np.flatnonzero(s.completion < 0)))
         raise Infeasible(f"online-rr: job(s) {late[:5]} do not finish within the horizon of "
                          f"{instance.horizon_slots} slots under the rolling-horizon policy")
-    sim_slots = {i: math.ceil(c - 1e-12) - 2 for i, c in result.completion.items()}
+    sim_slots = {i: SLOTS.completion_slot(c) for i, c in result.completion.items()}
     agree = all(sim_slots[i] == s.completion[i] for i in sim_slots)
     return Outcome(solution=s.solution(), objective=value,
                    stats={"lp_solves": policy.solves, "lp_time_s": policy.lp_time, "window": window,

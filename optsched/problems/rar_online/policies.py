@@ -1,4 +1,4 @@
-"""Online policies of ``rar-online`` on the shared simulator (:mod:`optsched.core.simulation`).
+"""Online policies of ``rar-online`` on the shared simulator (:mod:`optsched.simulation.cluster`).
 
 Time unit = one slot; slot t is the interval [t + 1, t + 2) of simulator time, so every slot's
 decisions are taken at a tick (the simulator ticks at 1, 2, ...). A job of arrival slot a arrives
@@ -14,10 +14,10 @@ routes between its servers on a graph network).
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from optsched.core.simulation import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.slots import SLOTS
 
 from .instance import RarOnlineInstance
 
@@ -77,7 +77,7 @@ class SlotPolicy(Policy):
         self.attained: dict[int, int] = {}  # GPU-slots served per job
 
     def on_tick(self, sim: Simulator, now: float) -> None:
-        slot = int(round(now)) - 1
+        slot = SLOTS.slot_at(now)
         if slot >= self.instance.horizon:
             return
         active = {job.id for job in sim.waiting()} | {job.id for job in sim.running()}
@@ -178,7 +178,7 @@ def run_policy(instance: RarOnlineInstance, policy: SlotPolicy) -> list[list]:
     """Run ``policy`` on the simulator over the horizon; return its recorded allocations."""
     cluster = Cluster(gpus_per_server=instance.servers, intra_bandwidth=instance.intra_bandwidth,
                       inter_bandwidth=float(instance.link_capacity.max(initial=0.0)) or 1.0)
-    jobs = [SimJob(id=j, arrival=job.arrival + 1.0, work=float(job.iterations), gpus=job.max_workers)
+    jobs = [SimJob(id=j, arrival=SLOTS.arrival_time(job.arrival), work=float(job.iterations), gpus=job.max_workers)
             for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
-    Simulator(cluster, jobs, policy, tick=1.0, max_time=instance.horizon + 1.0, record_log=False).run()
+    Simulator(cluster, jobs, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon), record_log=False).run()
     return policy.allocations

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from optsched.core.simulation import FifoPolicy
+from optsched.simulation.cluster import FifoPolicy
 
 from .instance import SrptJob
 

@@ -1,4 +1,4 @@
-"""A-SRPT and its baselines as policies on the shared simulator (:mod:`optsched.core.simulation`).
+"""A-SRPT and its baselines as policies on the shared simulator (:mod:`optsched.simulation.cluster`).
 
 Every policy is a :class:`PriorityPolicy`: at every arrival and completion (and tick, for
 Tiresias) it orders the active jobs by a priority key and walks them in that order on a
@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.core.simulation import Cluster, FifoPolicy, Policy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, FifoPolicy, Policy, SimJob, Simulator
 
 from .instance import SrptInstance, SrptJob
 from .placement import PLACEMENTS, place_greedy_kl, place_milp, place_random

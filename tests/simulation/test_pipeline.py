@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from optsched.core.errors import Infeasible, InvalidInstanceError
-from optsched.pipeline.schedule_sim import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
+from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
                                             order_from_json, simulate, simulate_order)
 
 # Makespans are sums and maxima of at most a few hundred positive floats; two computations of

@@ -1,4 +1,4 @@
-"""Tests of the discrete-event cluster simulator (optsched.core.simulation).
+"""Tests of the discrete-event cluster simulator (optsched.simulation.cluster).
 
 The schedules below were computed by hand; the comments give the reasoning step by step.
 """
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.core.simulation import (
+from optsched.simulation.cluster import (
     Allocation,
     Cluster,
     Event,

@@ -1,0 +1,24 @@
+"""The simulation layer, below the problems: one event/clock convention for every simulator.
+
+* :mod:`.cluster`: the discrete-event GPU-cluster simulator (arrivals, starts, preemptions with
+  restart overhead, rate changes, ticks) that carries the online problems (``ps-locality``'s
+  ``online-rr``, ``rar-online``, ``srpt``, interference-aware placement);
+* :mod:`.pipeline`: the exact event simulator of one synchronous pipeline iteration (GPipe,
+  1F1B, kFkB or any order) with its lower bound, shared by ``pipeline-partition``,
+  ``pipeline-schedule`` and the adaptive (Ada-Grouper) problem;
+* :mod:`.slots`: the slot convention of slotted policies on the cluster simulator.
+
+Convention: time is a float in the problem's unit; the events of one instant are processed as
+completions, then arrivals, then the tick; ties are broken by job id, so a deterministic policy
+gives the same run every time. A policy evaluated by simulation is registered as a method whose
+problem's checker re-simulates the returned decisions.
+"""
+
+from __future__ import annotations
+
+from .cluster import (Allocation, Cluster, Event, FifoPolicy, Policy, SimJob, SimulationError, SimulationResult,
+                      Simulator)
+from .slots import SLOTS, SlotClock
+
+__all__ = ["Allocation", "Cluster", "Event", "FifoPolicy", "Policy", "SimJob", "SimulationError",
+           "SimulationResult", "Simulator", "SLOTS", "SlotClock"]
