@@ -115,3 +115,15 @@ def test_the_import_reader_sees_relative_and_function_level_imports(tmp_path, mo
 def test_the_model_layer_needs_no_solver(module):
     path = ROOT.parent / (module.replace(".", "/") + ".py")
     assert not any(t.startswith("optsched.core.backends") for t in _imports(path))
+
+
+@pytest.mark.parametrize("alias,target", sorted(DEPRECATED_ALIASES.items()))
+def test_deprecated_aliases_warn_and_re_export(alias, target):
+    import importlib
+    import sys
+
+    sys.modules.pop(alias, None)
+    with pytest.warns(DeprecationWarning, match="moved to"):
+        old = importlib.import_module(alias)
+    new = importlib.import_module(target)
+    assert old.__all__ and all(getattr(old, name) is getattr(new, name) for name in new.__all__)

@@ -112,7 +112,7 @@ class Option:
     help: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Method:
     problem: str
     name: str
@@ -226,9 +226,10 @@ class Problem:
         def register(func):
             if name in self.methods:
                 raise ValueError(f"{self.name}: method {name!r} registered twice")
-            self.methods[name] = Method(self.name, name, kind, fidelity, func, summary, guarantee,
-                                        dict(options or {}), uses_backend, randomized,
-                                        applicable or always_applies)
+            self.methods[name] = Method(problem=self.name, name=name, kind=kind, fidelity=fidelity, run=func,
+                                        summary=summary, guarantee=guarantee, options=dict(options or {}),
+                                        uses_backend=uses_backend, randomized=randomized,
+                                        applicable=applicable or always_applies)
             return func
         return register
 

@@ -13,7 +13,7 @@ from tests.conftest import require_data
 from tests.repro_support import RecordingWriter, load_paper_script
 
 def test_sync_objective_uses_the_simulator():
-    from optsched.simulation import pipeline as schedule_sim as sim
+    from optsched.simulation import pipeline as sim
     inst = generate(2, layers=6, topology="two-level:2x2", objective="sync", microbatches=4)
     r = optsched.solve(inst, "dp")
     # dp optimizes sync-estimate: for the simulated makespan it is only a feasible plan
@@ -26,7 +26,7 @@ def test_sync_objective_uses_the_simulator():
 def test_identical_stages_sync_estimate_equals_1f1b_makespan():
     # the spec's sanity identity: identical stages without transfers or all-reduce give
     # (M + K - 1)(F + B) for both the estimate and the simulator
-    from optsched.simulation import pipeline as schedule_sim as sim
+    from optsched.simulation import pipeline as sim
     st = costs.StageTimes(forward=(1.0,) * 3, backward=(2.0,) * 3, transfer=(0.0, 0.0), allreduce=(0.0,) * 3,
                           replicas=(1,) * 3, stash_bytes=(0.0,) * 3, parameter_bytes=(0.0,) * 3,
                           memory_bytes=(1.0,) * 3)

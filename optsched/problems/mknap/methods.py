@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Guarantee
+from optsched.core.registry import Guarantee, size_limit
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_ITEMS
@@ -28,7 +28,6 @@ PROBLEM.method("greedy", kind="baseline", fidelity="ours",
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"enumerate all subsets (n <= {BRUTE_MAX_ITEMS}; for tests)",
-               applicable=lambda inst: (inst.num_items <= BRUTE_MAX_ITEMS,
-                                        f"n = {inst.num_items} items, brute needs n <= {BRUTE_MAX_ITEMS}"),
+               applicable=size_limit(lambda inst: inst.num_items, BRUTE_MAX_ITEMS, "items", "brute"),
                )(algorithms.brute)
 

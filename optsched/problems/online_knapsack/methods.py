@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Guarantee
+from optsched.core.registry import Guarantee, size_limit
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_REQUESTS, threshold_bound
@@ -42,7 +42,6 @@ PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True,
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"enumerate all subsets (n <= {BRUTE_MAX_REQUESTS}; for tests)",
-               applicable=lambda inst: (inst.num_requests <= BRUTE_MAX_REQUESTS,
-                                        f"n = {inst.num_requests} requests, brute needs n <= {BRUTE_MAX_REQUESTS}"),
+               applicable=size_limit(lambda inst: inst.num_requests, BRUTE_MAX_REQUESTS, "requests", "brute"),
                )(algorithms.brute)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Option
+from optsched.core.registry import Option, size_limit
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_ORDERS, brute_order_count
@@ -31,8 +31,6 @@ PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"simulate every per-stage order (at most {BRUTE_MAX_ORDERS} combinations; tests)",
-               applicable=lambda inst: (brute_order_count(inst) <= BRUTE_MAX_ORDERS,
-                                        f"{brute_order_count(inst)} order combinations, brute enumerates at "
-                                        f"most {BRUTE_MAX_ORDERS}"),
+               applicable=size_limit(brute_order_count, BRUTE_MAX_ORDERS, "order combinations", "brute"),
                )(algorithms.brute)
 

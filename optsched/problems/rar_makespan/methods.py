@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Guarantee, Option
+from optsched.core.registry import Guarantee, Option, size_limit
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_PLANS, brute_plan_count
@@ -33,18 +33,14 @@ PROBLEM.method("ls", kind="baseline", fidelity="paper",
 PROBLEM.method("random", kind="baseline", fidelity="paper", randomized=True,
                summary="G_j GPUs uniformly at random (seeded), jobs in index order")(algorithms.random_placement)
 
-def _milp_applies(inst):
-    cols = column_count(inst)
-    return cols <= MILP_MAX_COLUMNS, f"{cols} model columns (milp needs <= {MILP_MAX_COLUMNS})"
-
-PROBLEM.method("milp", kind="bound", fidelity="ours", uses_backend=True, applicable=_milp_applies,
+PROBLEM.method("milp", kind="bound", fidelity="ours", uses_backend=True,
+               applicable=size_limit(column_count, MILP_MAX_COLUMNS, "model columns", "milp"),
                summary="contention-free time-indexed MILP: exact without contention, a lower bound on OPT"
                )(milp_bound)
 
 PROBLEM.method(
     "brute", kind="exact", fidelity="ours",
     summary=f"every order x every GPU set (at most {BRUTE_MAX_PLANS} plans; for tests)",
-    applicable=lambda inst: (brute_plan_count(inst) <= BRUTE_MAX_PLANS,
-                             f"{brute_plan_count(inst)} plans, brute needs <= {BRUTE_MAX_PLANS}"),
+    applicable=size_limit(brute_plan_count, BRUTE_MAX_PLANS, "plans", "brute"),
 )(algorithms.brute)
 

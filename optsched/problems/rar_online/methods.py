@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.core.registry import Guarantee, Option, Outcome
+from optsched.core.registry import Guarantee, Option, Outcome, size_limit
 
 from .gadget import GadgetPolicy, exact_effort, pricing
 from .instance import (
@@ -113,16 +113,11 @@ def tiresias_las(instance, ctx):
         raise InvalidInstanceError(instance.problem, "option threshold", "must be >= 0", ctx.options["threshold"])
     return _policy_outcome(instance, TiresiasLas(instance, ctx.options["threshold"]))
 
-def _size_limit(limit, name):
-    def applies(inst):
-        cols = column_count(inst)
-        return cols <= limit, f"{cols} model columns ({name} needs <= {limit})"
-    return applies
-
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
-               applicable=_size_limit(MILP_MAX_COLUMNS, "milp"),
+               applicable=size_limit(column_count, MILP_MAX_COLUMNS, "model columns", "milp"),
                summary="offline time-indexed MILP (exact; small instances)")(milp)
 
-PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True, applicable=_size_limit(LP_MAX_COLUMNS, "lp"),
+PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True, 
+               applicable=size_limit(column_count, LP_MAX_COLUMNS, "model columns", "lp"),
                summary="LP relaxation of the offline MILP: an upper bound on OPT")(lp_bound)
 

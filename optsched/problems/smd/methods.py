@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Guarantee, Option
+from optsched.core.registry import Guarantee, Option, size_limit
 
 from . import algorithms, baselines
 from .algorithms import (
@@ -64,7 +64,6 @@ PROBLEM.method("drf", kind="baseline", fidelity="ours",
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"every combination of unpruned configurations (<= {BRUTE_MAX_COMBINATIONS}; for tests)",
-               applicable=lambda inst: (brute_combinations(inst) <= BRUTE_MAX_COMBINATIONS,
-                                        f"{brute_combinations(inst)} combinations, brute needs "
-                                        f"<= {BRUTE_MAX_COMBINATIONS}"))(algorithms.brute)
+               applicable=size_limit(brute_combinations, BRUTE_MAX_COMBINATIONS, "combinations", "brute"),
+               )(algorithms.brute)
 
