@@ -26,8 +26,8 @@ these (the papers' abstracts give none on these instances).
 from __future__ import annotations
 
 import optsched
-from optsched.problems.pipeline_schedule.adagrouper import (AdaptivePolicy, FixedPolicy, OraclePolicy,
-                                                            example_setting, preemption_trace, run_policy)
+from optsched.problems.pipeline_adaptive import generate as generate_adaptive
+from optsched.problems.pipeline_adaptive import replay
 from optsched.repro import Experiment
 from optsched.repro.stats import mean_ci95
 
@@ -82,16 +82,20 @@ def _schedule_row(params: dict) -> dict:
 
 
 def _ada_row(params: dict) -> dict:
-    setting = example_setting(iterations=ADA_ITERATIONS)
-    trace = preemption_trace(params["seed"], links=setting.stages - 1, periods=ADA_PERIODS, period=ADA_PERIOD_S,
-                             base_bandwidth=ADA_BASE_BW)
+    """The registered ``pipeline-adaptive`` methods on one seeded trace (each result re-simulated
+    by the problem's checker)."""
+    inst = generate_adaptive(params["seed"], iterations=ADA_ITERATIONS, periods=ADA_PERIODS, period=ADA_PERIOD_S,
+                             bandwidth=ADA_BASE_BW)
     row = {"part": "ada", "seed": params["seed"],
-           "preempted_share": float((trace.bandwidth < 0.5 * ADA_BASE_BW).mean())}
-    for policy in (FixedPolicy(1), FixedPolicy(8), AdaptivePolicy(), OraclePolicy(trace)):
-        run = run_policy(setting, trace, policy)
-        row[f"{policy.name}_mean_iteration"] = run.mean_iteration_time
-        row[f"{policy.name}_switches"] = run.switches
-        row[f"{policy.name}_memory_fraction"] = float(max(run.peak_memory / setting.memory_bytes[0]))
+           "preempted_share": float((inst.trace.bandwidth < 0.5 * ADA_BASE_BW).mean())}
+    runs = {"1f1b": ("fixed", {"group_size": 1}), "kfkb-8": ("fixed", {"group_size": 8}),
+            "ada-grouper": ("ada-grouper", None), "oracle": ("oracle", None)}
+    for label, (method, options) in runs.items():
+        res = optsched.solve(inst, method, options=options)
+        run = replay(inst, res.solution["group_sizes"])
+        row[f"{label}_mean_iteration"] = res.objective / inst.iterations
+        row[f"{label}_switches"] = run.switches
+        row[f"{label}_memory_fraction"] = float(max(run.peak_memory / inst.setting.memory_bytes[0]))
     return row
 
 

@@ -3,8 +3,8 @@ a planned synchronous pipeline (spec ``pipeline.md`` (b); docs ``docs/pipeline_s
 
 The checker is the exact event simulator :mod:`optsched.simulation.pipeline`. Methods:
 ``gpipe``, ``1f1b``, ``kfkb`` (public schedules), ``list`` (optsched's list scheduler), ``milp``
-(exact, small), ``brute`` (exact, tiny). Ada-Grouper under bandwidth preemption:
-:mod:`.adagrouper`.
+(exact, small), ``brute`` (exact, tiny). Ada-Grouper under bandwidth preemption is the problem
+``pipeline-adaptive``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.problems.pipeline_schedule.adagrouper import (AdaGrouperSetting, AdaptivePolicy, BandwidthTrace,
+from optsched.problems.pipeline_adaptive.adagrouper import (AdaGrouperSetting, AdaptivePolicy, BandwidthTrace,
                                                             FixedPolicy, OraclePolicy, example_setting,
                                                             preemption_trace, run_policy)
 

@@ -59,7 +59,7 @@ from optsched.simulation.pipeline import Timing, named_order, peak_inflight, sim
 __all__ = ["BandwidthTrace", "preemption_trace", "AdaGrouperSetting", "example_setting", "FixedPolicy",
            "AdaptivePolicy", "OraclePolicy", "AdaRun", "run_policy"]
 
-PROBLEM = "pipeline-schedule"
+PROBLEM = "pipeline-adaptive"
 
 
 @dataclass(frozen=True)
