@@ -24,7 +24,7 @@ from .errors import UnknownNameError
 
 __all__ = [
     "KINDS", "FIDELITIES", "Guarantee", "Option", "Method", "Problem", "CheckReport", "Outcome",
-    "register_problem", "get_problem", "problems", "always_applies", "size_limit",
+    "register_problem", "unregister_problem", "get_problem", "problems", "always_applies", "size_limit",
 ]
 
 KINDS = ("exact", "approximation", "online", "heuristic", "baseline", "bound")
@@ -263,6 +263,11 @@ def register_problem(problem: Problem) -> Problem:
         raise ValueError(f"problem {problem.name!r} registered twice")
     _PROBLEMS[problem.name] = problem
     return problem
+
+
+def unregister_problem(name: str) -> None:
+    """Remove a problem from the registry (for problems registered by a test or a notebook)."""
+    _PROBLEMS.pop(name, None)
 
 
 def get_problem(name: str) -> Problem:
