@@ -53,7 +53,7 @@ models: $(STAMP)
 	$(VENV)/bin/optsched models --out models
 
 lock:
-	uv pip compile pyproject.toml --extra test --extra bench --extra learn --python-version 3.11 --generate-hashes $(FIND_LINKS) -c constraints.txt -o requirements.lock
+	uv pip compile pyproject.toml --extra test --extra bench --extra learn --extra solvers --python-version 3.11 --generate-hashes $(FIND_LINKS) -c constraints.txt -o requirements.lock
 
 clean:
 	rm -rf $(VENV) build *.egg-info
