@@ -28,7 +28,9 @@ optsched.core.errors.InvalidInstanceError: toy: field 'colour': unknown field
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import threading
 import json
 import math
 import types
@@ -41,6 +43,9 @@ from .errors import InvalidInstanceError
 __all__ = ["Record", "Instance", "canonical_json", "load_json_file"]
 
 _HINTS: dict[type, dict[str, Any]] = {}
+#: set by Record.from_dict just before it calls the constructor with converted values, so that
+#: __post_init__ validates without converting every field a second time (per thread)
+_BUILDING = threading.local()
 
 
 def _hints(cls: type) -> dict[str, Any]:
@@ -49,19 +54,44 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
+@functools.lru_cache(maxsize=None)
+def _plan(cls: type) -> tuple[tuple[str, ...], frozenset[str], dict[str, Any]]:
+    """A record class's field names (in order), its required fields and its type hints."""
+    fields = dataclasses.fields(cls)
+    required = frozenset(f.name for f in fields
+                         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+    return tuple(f.name for f in fields), required, _hints(cls)
+
+
 def canonical_json(data: Any) -> str:
     """Canonical JSON text (sorted keys, no spaces): what ``instance_sha256`` hashes."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def load_json_file(path: str | Path, problem: str) -> Any:
-    """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`."""
+    """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`.
+
+    Parsed with ``orjson`` when it is installed (several times faster on large files; the same
+    values: correctly rounded floats, Python ints), else with the standard library; a file orjson
+    rejects is parsed again by the standard library, whose error message names line and column.
+    """
     try:
-        text = Path(path).read_text()
+        raw = Path(path).read_bytes()
     except OSError as exc:
         raise InvalidInstanceError(problem, "(file)", f"cannot read {path}: {exc.strerror}") from None
     try:
-        return json.loads(text)
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps it optional
+        orjson = None
+    if orjson is not None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not a UTF-8 text file") from None
     except json.JSONDecodeError as exc:
         raise InvalidInstanceError(problem, "(file)", f"{path} is not valid JSON: {exc.msg} at line "
                                    f"{exc.lineno} column {exc.colno}") from None
@@ -78,6 +108,10 @@ class Record:
     problem: ClassVar[str] = "record"
 
     def __post_init__(self) -> None:
+        if getattr(_BUILDING, "converted", False):
+            _BUILDING.converted = False   # from_dict converted every field already
+            self.validate()
+            return
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
@@ -98,7 +132,21 @@ class Record:
             raise self.invalid(field, rule, got)
 
     def require_nonnegative(self, field: str, values, *, strict: bool = False) -> None:
-        """Every number in a (nested) sequence is >= 0 (> 0 when ``strict``) and finite."""
+        """Every number in a (nested) sequence is >= 0 (> 0 when ``strict``) and finite; the error
+        names the first offending index. Rectangular data is checked in one vectorized pass."""
+        import numpy as np
+
+        try:
+            arr = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):   # ragged: element by element
+            arr = None
+        if arr is not None and arr.dtype == float:
+            bad = ~np.isfinite(arr) | ((arr <= 0) if strict else (arr < 0))
+            if not bad.any():
+                return
+            index = np.unravel_index(int(np.flatnonzero(bad.ravel())[0]), arr.shape)
+            path = field + "".join(f"[{int(i)}]" for i in index)
+            raise self.invalid(path, "must be > 0" if strict else "must be >= 0 and finite", float(arr[index]))
         for path, v in _walk(values, field):
             if not math.isfinite(v) or (v <= 0 if strict else v < 0):
                 raise self.invalid(path, "must be > 0" if strict else "must be >= 0 and finite", v)
@@ -153,18 +201,22 @@ class Record:
         where = path or "(top level)"
         if not isinstance(data, dict):
             raise InvalidInstanceError(problem, where, "must be a JSON object", type(data).__name__)
-        names = {f.name: f for f in dataclasses.fields(cls)}
+        names, required, hints = _plan(cls)
         for key in data:
             if key not in names:
                 raise InvalidInstanceError(problem, _join(path, key), "unknown field")
         kwargs = {}
-        for name, f in names.items():
+        for name in names:
             if name not in data:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                if name in required:
                     raise InvalidInstanceError(problem, _join(path, name), "missing")
                 continue
-            kwargs[name] = _convert(data[name], _hints(cls)[name], _join(path, name), problem, strict=True)
-        return cls(**kwargs)
+            kwargs[name] = _convert(data[name], hints[name], _join(path, name), problem, strict=True)
+        _BUILDING.converted = True
+        try:
+            return cls(**kwargs)
+        finally:
+            _BUILDING.converted = False
 
 
 class Instance(Record):
@@ -179,7 +231,17 @@ class Instance(Record):
         return json.dumps(self.to_json(), indent=indent, allow_nan=False)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.dumps(indent=1) + "\n")
+        """Write the instance as JSON (indented for small instances; compact, through orjson when
+        installed, beyond :data:`COMPACT_ABOVE` characters of data)."""
+        data = self.to_json()
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover
+            orjson = None
+        if orjson is not None and _size_hint(data) > COMPACT_ABOVE:
+            Path(path).write_bytes(orjson.dumps(data) + b"\n")
+        else:
+            Path(path).write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
 
     @classmethod
     def from_json(cls, data: Any) -> "Instance":
@@ -203,8 +265,22 @@ class Instance(Record):
         return cls.from_json(load_json_file(path, cls.problem))
 
     def sha256(self) -> str:
-        """SHA-256 of the canonical JSON of the instance (what results record)."""
-        return hashlib.sha256(canonical_json(self.to_json()).encode()).hexdigest()
+        """SHA-256 of the canonical JSON of the instance (what results record); computed once per
+        instance object (instances are immutable)."""
+        cached = self.__dict__.get("_sha256")
+        if cached is None:
+            cached = hashlib.sha256(canonical_json(self.to_json()).encode()).hexdigest()
+            object.__setattr__(self, "_sha256", cached)
+        return cached
+
+
+#: instances whose top-level lists hold more elements than this are saved compactly
+COMPACT_ABOVE = 200_000
+
+
+def _size_hint(data: dict) -> int:
+    """Number of elements in the top-level lists of an instance's JSON data (cheap)."""
+    return sum(len(v) for v in data.values() if isinstance(v, list))
 
 
 # -- conversion -------------------------------------------------------------------------------
@@ -226,13 +302,101 @@ def _type_name(tp: Any) -> str:
     return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
 
 
+_NUMBER_TYPES = {float: (float, int), int: (int,), str: (str,)}
+
+
+def _same_types(a: tuple, b: tuple) -> bool:
+    """Whether two equal tuples also hold values of the same types (1 == 1.0, but an int field
+    given 1.0 must still be converted or rejected)."""
+    return all(type(x) is type(y) for x, y in zip(a, b))
+
+
+def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
+    """Bulk conversion of a homogeneous ``tuple[float | int | str, ...]`` (or a tuple of such
+    tuples): C-level passes instead of one :func:`_convert` call and one path string per element.
+    None when the data is not homogeneous (the element-wise path then names the offending index).
+    """
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):  # numpy arrays from generators
+        if strict:
+            return None
+        kind = value.dtype.kind
+        if elem is float and kind in "fiu" and value.ndim == 1:
+            out = tuple(value.astype(float).tolist())
+            return None if any(map(math.isnan, out)) else out
+        if elem is int and kind in "iu" and value.ndim == 1:
+            return tuple(value.tolist())
+        return None
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        return None
+    allowed = _NUMBER_TYPES.get(elem)
+    if allowed is not None:
+        kinds = set(map(type, value))
+        if not kinds <= set(allowed):
+            return None
+        if elem is float:
+            try:
+                out = tuple(map(float, value)) if int in kinds else tuple(value)
+            except OverflowError:   # an integer beyond the float range: the slow path names it
+                return None
+            return None if any(map(math.isnan, out)) else out  # NaN: the slow path names it
+        return tuple(value)
+    if get_origin(elem) is tuple:
+        inner = get_args(elem)
+        if inner and Ellipsis not in inner and all(a in _NUMBER_TYPES for a in inner):
+            # fixed-length rows of scalars, e.g. edges (u, v, bytes): checked column by column
+            # with C-level passes (zip, map, set)
+            if not value:
+                return ()
+            if not set(map(type, value)) <= {list, tuple}:
+                return None
+            if set(map(len, value)) != {len(inner)}:
+                return None
+            columns = list(zip(*value))
+            for c, a in enumerate(inner):
+                kinds = set(map(type, columns[c]))
+                if not kinds <= set(_NUMBER_TYPES[a]):
+                    return None
+                if a is float:
+                    try:
+                        columns[c] = tuple(map(float, columns[c])) if int in kinds else columns[c]
+                    except OverflowError:
+                        return None
+                    if any(map(math.isnan, columns[c])):
+                        return None
+            return tuple(zip(*columns))
+        if len(inner) == 2 and inner[1] is Ellipsis and inner[0] in (float, int):
+            rows = []
+            for row in value:
+                conv = _fast_sequence(row, inner[0], strict)
+                if conv is None:
+                    return None
+                rows.append(conv)
+            return tuple(rows)
+    return None
+
+
+_ORIGIN_ARGS: dict[int, tuple[Any, Any, tuple]] = {}
+
+
+def _origin_args(tp: Any) -> tuple[Any, tuple]:
+    """``(get_origin(tp), get_args(tp))``, computed once per annotation object (keyed by identity:
+    hashing a typing generic walks its arguments; the entry keeps the annotation alive)."""
+    entry = _ORIGIN_ARGS.get(id(tp))
+    if entry is None or entry[0] is not tp:
+        entry = _ORIGIN_ARGS[id(tp)] = (tp, get_origin(tp), get_args(tp))
+    return entry[1], entry[2]
+
+
 def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> Any:
     """Convert JSON data (or constructor arguments) to the annotated type, naming the path."""
-    origin = get_origin(tp)
+    vt = type(value)
+    if vt is tp and (vt is int or vt is str or (vt is float and value == value)):
+        return value   # the common case: a JSON scalar of the annotated type (NaN excluded)
+    origin, targs = _origin_args(tp)
     if tp is Any or tp is object:
         return value
     if origin in (Union, types.UnionType):
-        args = get_args(tp)
+        args = targs
         if value is None and type(None) in args:
             return None
         errors = []
@@ -245,8 +409,8 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
                 errors.append(exc)
         raise errors[0]
     if origin is Literal:
-        if value not in get_args(tp):
-            raise InvalidInstanceError(problem, path, "must be one of " + ", ".join(map(repr, get_args(tp))), value)
+        if value not in targs:
+            raise InvalidInstanceError(problem, path, "must be one of " + ", ".join(map(repr, targs)), value)
         return value
     if tp is bool:
         if not isinstance(value, bool):
@@ -264,7 +428,10 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
                 value = float(value)
             else:
                 raise InvalidInstanceError(problem, path, "must be a number", value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise InvalidInstanceError(problem, path, "is too large for a floating-point number", value) from None
         if math.isnan(value):
             raise InvalidInstanceError(problem, path, "must not be NaN", value)
         return value
@@ -273,19 +440,23 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
             raise InvalidInstanceError(problem, path, "must be a string", value)
         return value
     if origin is tuple:
-        args = get_args(tp)
+        args = targs
         if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
             raise InvalidInstanceError(problem, path, "must be a list", value)
-        items = list(value)
         if len(args) == 2 and args[1] is Ellipsis:
+            fast = _fast_sequence(value, args[0], strict)
+            if fast is not None:
+                return value if isinstance(value, tuple) and fast == value and _same_types(fast, value) else fast
+            items = value.tolist() if hasattr(value, "tolist") and not isinstance(value, tuple) else list(value)
             out = tuple(_convert(v, args[0], f"{path}[{i}]", problem, strict=strict) for i, v in enumerate(items))
         else:
+            items = list(value)
             if len(items) != len(args):
                 raise InvalidInstanceError(problem, path, f"must have {len(args)} entries", len(items))
             out = tuple(_convert(v, a, f"{path}[{i}]", problem, strict=strict) for i, (v, a) in enumerate(zip(items, args)))
         return value if isinstance(value, tuple) and all(a is b for a, b in zip(out, value)) else out
     if origin is dict:
-        key_tp, val_tp = get_args(tp)
+        key_tp, val_tp = targs
         if not isinstance(value, dict):
             raise InvalidInstanceError(problem, path, "must be a JSON object", value)
         out = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +74,18 @@ class Result:
         return self.solution is not None and self.status in ("optimal", "feasible", "time_limit")
 
     def to_json(self) -> dict:
-        data = asdict(self)
+        """The record as JSON data. Shallow: the solution and stats are the record's own objects
+        (``dataclasses.asdict`` would deep-copy a large solution for nothing)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         return {"format_version": data.pop("format_version"), **data}
 
     def dumps(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_json(), indent=indent, allow_nan=True, default=_jsonable)
+        """JSON text; large records (a solution of more than :data:`COMPACT_ABOVE` characters'
+        worth of data) are written compactly, because Python's indenting encoder is pure Python."""
+        data = self.to_json()
+        if indent is not None and _large(self.solution):
+            indent = None
+        return json.dumps(data, indent=indent, allow_nan=True, default=_jsonable)
 
     @classmethod
     def from_json(cls, data: dict) -> "Result":
@@ -98,6 +105,18 @@ class Result:
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.dumps() + "\n")
+
+
+#: solutions with more list elements than this are written without indentation
+COMPACT_ABOVE = 20_000
+
+
+def _large(solution: Any) -> bool:
+    """Whether a solution holds more than :data:`COMPACT_ABOVE` list elements (cheap estimate:
+    the lengths of its top-level lists, or of the list itself)."""
+    if isinstance(solution, dict):
+        return sum(len(v) for v in solution.values() if isinstance(v, (list, tuple))) > COMPACT_ABOVE
+    return isinstance(solution, (list, tuple)) and len(solution) > COMPACT_ABOVE
 
 
 def _jsonable(value: Any) -> Any:

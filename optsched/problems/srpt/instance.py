@@ -76,9 +76,12 @@ class SrptJob(Record):
         self.require(self.iterations >= 1, "iterations", "must be >= 1", self.iterations)
         self.require(self.predicted_iterations > 0 and math.isfinite(self.predicted_iterations),
                      "predicted_iterations", "must be finite and > 0", self.predicted_iterations)
+        g = self.gpus
+        if all(0 <= u < g and 0 <= v < g and u != v and 0 <= w < math.inf for u, v, w in self.edges):
+            return   # the common case, without building a message per edge
         for k, (u, v, w) in enumerate(self.edges):
-            self.require(0 <= u < self.gpus and 0 <= v < self.gpus and u != v, f"edges[{k}]",
-                         f"must join two distinct nodes in 0..{self.gpus - 1}", (u, v))
+            self.require(0 <= u < g and 0 <= v < g and u != v, f"edges[{k}]",
+                         f"must join two distinct nodes in 0..{g - 1}", (u, v))
             self.require(w >= 0 and math.isfinite(w), f"edges[{k}][2]", "bytes must be finite and >= 0", w)
 
     @cached_property
