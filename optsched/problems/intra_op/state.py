@@ -1,0 +1,362 @@
+"""A mutable plan with incremental cost and memory bookkeeping, and the moves on it [ours].
+
+Every heuristic of ``intra-op`` works on a :class:`PlanState`: the strategy vector, the memory
+load at the interval starts (usage is piecewise constant and only rises at a start, so the
+maximum over all times is the maximum over the starts), and neighbour lists. Moves:
+
+* :meth:`PlanState.node_move` -- the best memory-feasible strategy of one node, others fixed;
+* :meth:`PlanState.set_move` -- the best joint choice of a few (up to 4) nodes, by enumerating
+  their product (OneFlow's ``GreedyStrategy`` neighbourhoods and the local search's pair moves);
+* :meth:`PlanState.chain_move` -- an exact Viterbi DP over an induced path, others fixed;
+* :meth:`PlanState.repair_memory` -- lower the usage at overloaded times at least cost per byte.
+
+Forbidden (sentinel) costs stay in the arithmetic as the large numbers they are, so every move
+that removes one is an improvement; the checker decides feasibility at the end.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .instance import FORBIDDEN, IntraOpInstance
+
+__all__ = ["PlanState", "Structure", "structure"]
+
+
+class Structure:
+    """Instance data the moves need, computed once per instance (adjacency, time ranges)."""
+
+    def __init__(self, inst: IntraOpInstance):
+        self.inst = inst
+        n = inst.num_nodes
+        self.k = inst.num_strategies
+        self.off = inst.offsets
+        u, v = inst.edge_u, inst.edge_v
+        m = len(u)
+        # incidence lists: for node x, (edge, other end, x is the edge's tail)
+        ends = np.concatenate([u, v])
+        order = np.argsort(ends, kind="stable")
+        self.inc_edge = (np.concatenate([np.arange(m), np.arange(m)])[order]).astype(np.int64)
+        self.inc_other = np.concatenate([v, u])[order]
+        self.inc_tail = np.concatenate([np.ones(m, bool), np.zeros(m, bool)])[order]
+        self.inc_ptr = np.searchsorted(ends[order], np.arange(n + 1))
+        self.neighbours = [np.unique(self.inc_other[self.inc_ptr[x]:self.inc_ptr[x + 1]]) for x in range(n)]
+        # compressed time points: starts of nonempty intervals
+        live = inst.end > inst.start
+        self.times = np.unique(inst.start[live])
+        self.a = np.where(live, np.searchsorted(self.times, inst.start), 0)
+        self.b = np.where(live, np.searchsorted(self.times, inst.end, side="left"), 0)
+        self.limit = math.inf if inst.usage_limit is None else float(inst.usage_limit)
+        self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
+        self.allowed = inst.cost < FORBIDDEN
+
+    def edge_matrix(self, e: int) -> np.ndarray:
+        return self.inst.edge_matrix(e)
+
+
+_CACHE: dict[int, Structure] = {}
+
+
+def structure(inst: IntraOpInstance) -> Structure:
+    """The (cached) :class:`Structure` of an instance."""
+    key = id(inst)
+    st = _CACHE.get(key)
+    if st is None or st.inst is not inst:
+        if len(_CACHE) > 8:
+            _CACHE.clear()
+        st = _CACHE[key] = Structure(inst)
+    return st
+
+
+class PlanState:
+    """A plan under modification. ``s`` is the strategy vector; ``load[j]`` the memory in use at
+    compressed time point j; ``limit`` the usage limit (inf without one)."""
+
+    def __init__(self, inst: IntraOpInstance, s: np.ndarray):
+        self.inst = inst
+        self.st = structure(inst)
+        self.s = np.asarray(s, dtype=np.int64).copy()
+        self.limit = self.st.limit
+        self.tol = 1e-9 * self.limit if math.isfinite(self.limit) else 0.0
+        self.load = np.zeros(len(self.st.times) + 1)
+        u = inst.usage[self.st.off[:-1] + self.s]
+        np.add.at(self.load, self.st.a, u)
+        np.add.at(self.load, self.st.b, -u)
+        self.load = np.cumsum(self.load)[:-1].copy()
+        self.moves = {"node": 0, "set": 0, "chain": 0, "repair": 0}
+
+    # -- evaluation ---------------------------------------------------------------------------
+    def usage_of(self, x: int, strategy: int | None = None) -> float:
+        return float(self.inst.usage[self.st.off[x] + (self.s[x] if strategy is None else strategy)])
+
+    def peak(self) -> float:
+        return float(self.load.max()) if self.load.size else 0.0
+
+    def overload(self) -> float:
+        return self.peak() - self.limit
+
+    def cost(self) -> float:
+        from .instance import plan_cost
+        return plan_cost(self.inst, self.s)[0]
+
+    def local_costs(self, x: int, exclude: frozenset | set = frozenset()) -> np.ndarray:
+        """Cost of each strategy of x: its own cost plus its edges to the fixed neighbours (edges to
+        nodes in ``exclude`` left out)."""
+        st = self.st
+        vec = self.inst.cost[st.off[x]:st.off[x + 1]].copy()
+        for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
+            w = st.inc_other[i]
+            if w in exclude:
+                continue
+            mat = st.edge_matrix(st.inc_edge[i])
+            vec += mat[:, self.s[w]] if st.inc_tail[i] else mat[self.s[w], :]
+        return vec
+
+    def headroom(self, x: int) -> float:
+        """How much more memory x may take at its worst time point (inf if never live)."""
+        a, b = self.st.a[x], self.st.b[x]
+        if a >= b:
+            return math.inf
+        return self.limit - float(self.load[a:b].max()) + self.tol
+
+    def set_strategy(self, x: int, strategy: int) -> None:
+        old = self.s[x]
+        if old == strategy:
+            return
+        a, b = self.st.a[x], self.st.b[x]
+        if a < b:
+            self.load[a:b] += self.usage_of(x, strategy) - self.usage_of(x, old)
+        self.s[x] = strategy
+
+    # -- moves --------------------------------------------------------------------------------
+    def node_move(self, x: int, *, memory: bool = True, min_gain: float = 0.0) -> float:
+        """Move x to its best strategy (memory-feasible when ``memory``); returns the gain >= 0."""
+        vec = self.local_costs(x)
+        cur = vec[self.s[x]]
+        if memory and math.isfinite(self.limit):
+            u = self.inst.usage[self.st.off[x]:self.st.off[x + 1]]
+            room = self.headroom(x)
+            vec = np.where(u - u[self.s[x]] <= room, vec, np.inf)
+        best = int(np.argmin(vec))
+        gain = cur - vec[best]
+        if gain > min_gain and best != self.s[x]:
+            self.set_strategy(x, best)
+            self.moves["node"] += 1
+            return float(gain)
+        return 0.0
+
+    def joint_table(self, nodes: list[int]) -> np.ndarray:
+        """The cost of every joint choice of ``nodes`` (others fixed), as a tensor with one axis
+        per node (edges inside the set counted once, edges to fixed nodes by the fixed ends)."""
+        st = self.st
+        inside = set(nodes)
+        pos = {x: i for i, x in enumerate(nodes)}
+        shape = [int(st.k[x]) for x in nodes]
+        total = np.zeros(shape)
+        d = len(nodes)
+        for i, x in enumerate(nodes):
+            vec = self.local_costs(x, exclude=inside)
+            total += vec.reshape([-1 if j == i else 1 for j in range(d)])
+        seen = set()
+        for x in nodes:
+            for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
+                e, w = int(st.inc_edge[i]), int(st.inc_other[i])
+                if w not in inside or e in seen:
+                    continue
+                seen.add(e)
+                tail, head = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
+                mat = st.edge_matrix(e)
+                pt, ph = pos[tail], pos[head]
+                if pt > ph:
+                    mat, pt, ph = mat.T, ph, pt
+                shp = [1] * d
+                shp[pt], shp[ph] = mat.shape[0], mat.shape[1]
+                total += mat.reshape(shp)
+        return total
+
+    def _fits(self, nodes: list[int], choice) -> bool:
+        if not math.isfinite(self.limit):
+            return True
+        st = self.st
+        live = [x for x in nodes if st.a[x] < st.b[x]]
+        if not live:
+            return True
+        lo = min(st.a[x] for x in live)
+        hi = max(st.b[x] for x in live)
+        seg = self.load[lo:hi].copy()
+        for x, c in zip(nodes, choice):
+            if st.a[x] < st.b[x]:
+                seg[st.a[x] - lo:st.b[x] - lo] += self.usage_of(x, c) - self.usage_of(x, None)
+        return float(seg.max()) <= self.limit + self.tol
+
+    def set_move(self, nodes: list[int], *, memory: bool = True, top: int = 256, min_gain: float = 0.0) -> float:
+        """The best joint re-choice of ``nodes`` among the ``top`` cheapest that fit in memory."""
+        table = self.joint_table(nodes)
+        cur_idx = tuple(int(self.s[x]) for x in nodes)
+        cur = table[cur_idx]
+        flat = table.ravel()
+        cand = flat.size if flat.size <= top else top
+        order = np.argpartition(flat, cand - 1)[:cand] if flat.size > cand else np.arange(flat.size)
+        order = order[np.argsort(flat[order], kind="stable")]
+        for idx in order:
+            gain = cur - flat[idx]
+            if gain <= min_gain:
+                break
+            choice = np.unravel_index(int(idx), table.shape)
+            if memory and not self._fits(nodes, choice):
+                continue
+            for x, c in zip(nodes, choice):
+                self.set_strategy(x, int(c))
+            self.moves["set"] += 1
+            return float(gain)
+        return 0.0
+
+    def chain_move(self, path: list[int], *, memory: bool = True) -> float:
+        """Re-optimize an induced path exactly (Viterbi DP, others fixed). Tries the unrestricted
+        optimum first; if it overflows memory, the optimum over strategies that use no more
+        memory than the current ones (always feasible). Returns the gain."""
+        best = self._viterbi(path, restrict=False)
+        if best is None:
+            return 0.0
+        gain, choice = best
+        if gain > 0 and (not memory or self._fits(path, choice)):
+            for x, c in zip(path, choice):
+                self.set_strategy(x, int(c))
+            self.moves["chain"] += 1
+            return gain
+        if memory and math.isfinite(self.limit):
+            best = self._viterbi(path, restrict=True)
+            if best is not None and best[0] > 0:
+                for x, c in zip(path, best[1]):
+                    self.set_strategy(x, int(c))
+                self.moves["chain"] += 1
+                return best[0]
+        return 0.0
+
+    def _viterbi(self, path: list[int], restrict: bool):
+        st = self.st
+        inside = set(path)
+        unary = [self.local_costs(x, exclude=inside) for x in path]
+        if restrict:
+            for i, x in enumerate(path):
+                u = self.inst.usage[st.off[x]:st.off[x + 1]]
+                unary[i] = np.where(u <= u[self.s[x]], unary[i], np.inf)
+        pair = []
+        for i in range(len(path) - 1):
+            x, y = path[i], path[i + 1]
+            mat = np.zeros((st.k[x], st.k[y]))
+            for j in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
+                if st.inc_other[j] == y:
+                    e = st.inc_edge[j]
+                    mat += st.edge_matrix(e) if st.inc_tail[j] else st.edge_matrix(e).T
+            pair.append(mat)
+        cur = sum(float(unary[i][self.s[x]]) for i, x in enumerate(path)) + sum(
+            float(pair[i][self.s[path[i]], self.s[path[i + 1]]]) for i in range(len(pair)))
+        val = unary[0]
+        back = []
+        for i in range(1, len(path)):
+            tot = val[:, None] + pair[i - 1]
+            arg = np.argmin(tot, axis=0)
+            val = tot[arg, np.arange(tot.shape[1])] + unary[i]
+            back.append(arg)
+        last = int(np.argmin(val))
+        if not np.isfinite(val[last]):
+            return None
+        choice = [last]
+        for arg in reversed(back):
+            choice.append(int(arg[choice[-1]]))
+        choice.reverse()
+        return float(cur - val[last]), choice
+
+    def repair_memory(self, max_rounds: int = 1_000_000) -> bool:
+        """Lower the peak below the limit: at the most overloaded time point, switch the live nodes
+        with the least extra cost per unit of memory saved, until that point fits; repeat.
+        Returns whether the plan now fits."""
+        st = self.st
+        if not math.isfinite(self.limit):
+            return True
+        rounds = 0
+        while rounds < max_rounds:
+            j = int(np.argmax(self.load)) if self.load.size else 0
+            excess = self.load[j] - self.limit if self.load.size else 0.0
+            if excess <= self.tol:
+                return True
+            live = np.flatnonzero((st.a <= j) & (st.b > j))
+            offers = []
+            for x in live:
+                u = self.inst.usage[st.off[x]:st.off[x + 1]]
+                save = u[self.s[x]] - u
+                if not np.any(save > 0):
+                    continue
+                vec = self.local_costs(int(x))
+                extra = vec - vec[self.s[x]]
+                ok = (save > 0) & st.allowed[st.off[x]:st.off[x + 1]]
+                if not ok.any():
+                    ok = save > 0
+                # cost per unit saved; a full fix of the excess by one node is preferred at equal ratio
+                with np.errstate(over="ignore", divide="ignore"):
+                    ratio = np.where(ok, np.maximum(extra, 0) / np.maximum(np.minimum(save, excess), 1e-300),
+                                     np.inf)
+                c = int(np.argmin(ratio))
+                if np.isfinite(ratio[c]):
+                    offers.append((ratio[c], float(save[c]), int(x), c))
+            if not offers:
+                return False
+            offers.sort()
+            touched: set[int] = set()
+            for ratio, save, x, c in offers:
+                if self.load[j] - self.limit <= self.tol:
+                    break
+                if x in touched:  # a neighbour changed this round: its offer is stale
+                    continue
+                self.set_strategy(x, c)
+                self.moves["repair"] += 1
+                touched.update(int(w) for w in st.neighbours[x])
+            rounds += 1
+        return self.overload() <= self.tol
+
+    # -- sweeps -------------------------------------------------------------------------------
+    def sweep_nodes(self, order=None, *, memory: bool = True) -> float:
+        total = 0.0
+        for x in (range(self.inst.num_nodes) if order is None else order):
+            if self.st.k[x] > 1:
+                total += self.node_move(int(x), memory=memory)
+        return total
+
+    def sweep_pairs(self, *, memory: bool = True, max_size: int = 40_000) -> float:
+        total = 0.0
+        inst = self.inst
+        for e in range(inst.num_edges):
+            x, y = int(inst.edge_u[e]), int(inst.edge_v[e])
+            if self.st.k[x] * self.st.k[y] <= max_size and self.st.k[x] * self.st.k[y] > 1:
+                total += self.set_move([x, y], memory=memory)
+        return total
+
+    def neighbourhood_sweep(self, nodes=None, *, size: int = 4, memory: bool = True,
+                            max_product: int = 20_000) -> float:
+        """OneFlow-style greedy: each node with up to ``size - 1`` neighbours, searched jointly."""
+        total = 0.0
+        for x in (range(self.inst.num_nodes) if nodes is None else nodes):
+            group = [int(x)]
+            prod = int(self.st.k[x])
+            for w in self.st.neighbours[x]:
+                if len(group) >= size:
+                    break
+                if prod * int(self.st.k[w]) <= max_product:
+                    group.append(int(w))
+                    prod *= int(self.st.k[w])
+            if prod > 1:
+                total += self.set_move(group, memory=memory)
+        return total
+
+
+def product_size(k, nodes) -> int:
+    return int(np.prod([int(k[x]) for x in nodes], dtype=np.int64))
+
+
+def all_assignments(k) -> np.ndarray:
+    """Every joint choice of nodes with strategy counts ``k`` (rows), for small products."""
+    return np.array(list(itertools.product(*[range(int(x)) for x in k])), dtype=np.int64).reshape(-1, len(k))
