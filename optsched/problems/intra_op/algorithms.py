@@ -7,6 +7,7 @@ decides. Each stage's effect is recorded in ``stats`` so that tests can show it 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -145,6 +146,44 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
             break
     choice.update({v: int(state.s[idx[v]]) for v in linked})
     return choice, False
+
+
+def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 12) -> tuple[PlanState, dict]:
+    """Memory by prices [ours]: a price per byte at each time point turns the memory rows into
+    node costs ``c_v(s) + u_v(s) * sum of prices over v's live points``; the memory-free problem
+    is solved by elimination + greedy, prices rise where the plan overflows (projected
+    subgradient, step halving), and each plan is repaired. Returns the best repaired plan."""
+    st = structure(inst)
+    if not math.isfinite(st.limit) or not len(st.times):
+        el = _elimination(inst)
+        return PlanState(inst, el.extend(solve_core(el, exact_limit=0)[0])), {"lagrange_iterations": 0}
+    live = st.b > st.a
+    typical = np.median(inst.cost[st.allowed & (inst.cost > 0)]) if np.any(st.allowed & (inst.cost > 0)) else 1.0
+    scale = typical / max(float(np.median(inst.usage[inst.usage > 0])) if np.any(inst.usage > 0) else 1.0, 1e-300)
+    price = np.zeros(len(st.times))
+    best, best_value, history = None, math.inf, []
+    step = scale
+    for it in range(iterations):
+        cum = np.concatenate([[0.0], np.cumsum(price)])
+        lam = np.where(live, cum[st.b] - cum[st.a], 0.0)
+        cost = inst.cost + np.repeat(lam, inst.num_strategies) * inst.usage
+        priced = dataclasses.replace(inst, cost=np.minimum(cost, 1e300), usage_limit=None)
+        el = eliminate(priced)
+        s = el.extend(solve_core(el, exact_limit=0)[0])
+        state = PlanState(inst, s)
+        over = state.load - st.limit
+        _fix(state, clock)
+        value = plan_cost(inst, state.s)[0]
+        history.append(value)
+        if state.overload() <= state.tol and value < best_value:
+            best, best_value = state, value
+        if np.all(over <= 0) or clock.out():
+            break
+        price = np.maximum(0.0, price + step * over / st.limit)
+        step *= 0.7
+    if best is None:
+        best = state
+    return best, {"lagrange_iterations": len(history), "lagrange_history": history}
 
 
 def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
@@ -332,7 +371,13 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     clock = _Clock(ctx.time_limit)
     opts = ctx.options
     stats = {}
-    if opts.get("init", "oneflow") == "oneflow":
+    if opts.get("init", "oneflow") == "lagrangian":
+        state, info = lagrangian_plan(inst, clock)
+        stats.update(info)
+        if state.overload() > state.tol:
+            state = PlanState(inst, least_memory_plan(inst))
+            stats["init_fallback"] = "least-memory"
+    elif opts.get("init", "oneflow") == "oneflow":
         el = _elimination(inst)
         choice, _ = solve_core(el, exact_limit=0)
         state = PlanState(inst, el.extend(choice))
