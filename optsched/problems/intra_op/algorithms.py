@@ -97,7 +97,7 @@ def _elimination(inst: IntraOpInstance) -> Elimination:
 
 def _core_product(el: Elimination) -> float:
     k = [len(el.unary[v]) for v in el.unary if any(v in key for key in el.edges)]
-    return float(np.exp(np.sum(np.log(k)))) if k else 1.0
+    return float(np.exp(min(np.sum(np.log(k)), 700.0))) if k else 1.0
 
 
 def dp_applicable(inst: IntraOpInstance) -> tuple[bool, str]:
@@ -220,6 +220,15 @@ def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
             if clock.out() or state.neighbourhood_sweep() <= 0:
                 break
     stats["memory_repair_fits"] = fits
+    if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
+        # [ours] the repaired OneFlow plan still overflows or keeps a forbidden pair: fall back to
+        # the least-memory plan, improved by the same memory-aware greedy passes
+        stats["fallback"] = "least-memory"
+        state = PlanState(inst, least_memory_plan(inst))
+        state.repair_memory()
+        for _ in range(ctx.options.get("rounds", 3)):
+            if clock.out() or (state.sweep_nodes() + state.neighbourhood_sweep()) <= 0:
+                break
     return _finish(inst, state, stats)
 
 
@@ -354,8 +363,10 @@ def _random_path(st, rng, length: int) -> list[int]:
 def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """Memory-aware local search in the style of the IOPDDL contest's top entries [ours].
 
-    Start: ``init = oneflow`` (the elimination plan, repaired) or ``least-memory`` (each node's
-    least-usage allowed strategy, which fits whenever anything does on these instances). Then,
+    Start: ``init = least-memory`` (default: each node's least-usage allowed strategy, which
+    fits on every public IOPDDL instance), ``oneflow`` (the elimination plan, repaired) or
+    ``lagrangian`` (:func:`lagrangian_plan`); an init that overflows or keeps a forbidden pair
+    falls back to least-memory. Then,
     until a round gains nothing (or ``rounds`` / the time limit):
 
     * small moves: every node to its best memory-feasible strategy; every edge's two nodes jointly;
@@ -371,19 +382,19 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     clock = _Clock(ctx.time_limit)
     opts = ctx.options
     stats = {}
-    if opts.get("init", "oneflow") == "lagrangian":
+    if opts.get("init", "least-memory") == "lagrangian":
         state, info = lagrangian_plan(inst, clock)
         stats.update(info)
         if state.overload() > state.tol:
             state = PlanState(inst, least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
-    elif opts.get("init", "oneflow") == "oneflow":
+    elif opts.get("init", "least-memory") == "oneflow":
         el = _elimination(inst)
         choice, _ = solve_core(el, exact_limit=0)
         state = PlanState(inst, el.extend(choice))
         stats["elimination"] = dict(el.counts)
         _fix(state, clock)
-        if state.overload() > state.tol:
+        if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
             state = PlanState(inst, least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     else:

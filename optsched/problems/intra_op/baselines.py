@@ -12,7 +12,7 @@ from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
 from .algorithms import _finish, least_memory_plan
-from .instance import IntraOpInstance
+from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .state import PlanState, structure
 
 __all__ = ["uniform_plan", "replicated", "data_parallel", "greedy", "labelled"]
@@ -71,7 +71,8 @@ def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """Per-node greedy in index order (topological for the generated and IOPDDL graphs): each
     node takes the cheapest strategy given its already-chosen neighbours (edges to later nodes
     ignored) among those that fit in memory while every later node still holds its
-    least-memory strategy. Fits whenever the least-memory plan fits. O(n k + m k^2)."""
+    least-memory strategy. Fits whenever the least-memory plan fits. Forbidden pairs with later
+    nodes are removed afterwards by memory-feasible node moves (stats say when). O(n k + m k^2)."""
     st = structure(inst)
     base = least_memory_plan(inst)
     state = PlanState(inst, base)
@@ -89,4 +90,11 @@ def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
             vec = np.where(u - u[state.s[v]] <= state.headroom(v), vec, np.inf)
         state.set_strategy(v, int(np.argmin(vec)))
         done[v] = True
-    return _finish(inst, state, {})
+    stats = {"greedy_value": plan_cost(inst, state.s)[0]}
+    if stats["greedy_value"] >= FORBIDDEN:
+        # edges to later nodes were ignored: node moves remove the forbidden pairs left [ours]
+        for _ in range(5):
+            if state.sweep_nodes() <= 0:
+                break
+        stats["forbidden_fixed_by_node_moves"] = True
+    return _finish(inst, state, stats)
