@@ -346,12 +346,15 @@ def _induced(st, path) -> bool:
 
 
 def _random_path(st, rng, length: int) -> list[int]:
-    v = int(rng.integers(st.inst.num_nodes))
+    free = st.free_nodes
+    if not free.size:
+        return []
+    v = int(free[int(rng.integers(free.size))])  # paths hold changeable nodes only (chords: see below)
     path = [v]
     inside = {v}
     for _ in range(length - 1):
-        cand = [int(w) for w in st.neighbours[path[-1]] if int(w) not in inside
-                and not any(int(z) in inside and int(z) != path[-1] for z in st.neighbours[int(w)])]
+        cand = [int(w) for w in st.free_neighbours[path[-1]] if int(w) not in inside
+                and not any(int(z) in inside and int(z) != path[-1] for z in st.free_neighbours[int(w)])]
         if not cand:
             break
         w = cand[int(rng.integers(len(cand)))]

@@ -78,7 +78,7 @@ def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     state = PlanState(inst, base)
     done = np.zeros(inst.num_nodes, bool)
     for v in range(inst.num_nodes):
-        vec = inst.node_costs(v).astype(float).copy()
+        vec = st.node_costs(v).astype(float).copy()
         for i in range(st.inc_ptr[v], st.inc_ptr[v + 1]):
             w = st.inc_other[i]
             if not done[w]:

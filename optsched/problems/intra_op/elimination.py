@@ -87,13 +87,17 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
     >>> el.fully_reduced
     True
     """
+    from .state import working_costs
+
     k = inst.num_strategies
-    unary = {v: inst.node_costs(v).astype(float).copy() for v in range(inst.num_nodes)}
+    off, eoff = inst.offsets, inst.edge_offsets
+    node_w, edge_w, _ = working_costs(inst)   # forbidden entries at one finite penalty
+    unary = {v: node_w[off[v]:off[v + 1]].astype(float) for v in range(inst.num_nodes)}
     adj: dict[int, dict[int, np.ndarray]] = {v: {} for v in range(inst.num_nodes)}
     merged = 0
     for e in range(inst.num_edges):
         u, v = int(inst.edge_u[e]), int(inst.edge_v[e])
-        mat = inst.edge_matrix(e).astype(float)
+        mat = edge_w[eoff[e]:eoff[e + 1]].reshape(k[u], k[v]).astype(float)
         if v in adj[u]:
             adj[u][v] = adj[u][v] + mat
             adj[v][u] = adj[u][v].T

@@ -10,8 +10,9 @@ maximum over all times is the maximum over the starts), and neighbour lists. Mov
 * :meth:`PlanState.chain_move` -- an exact Viterbi DP over an induced path, others fixed;
 * :meth:`PlanState.repair_memory` -- lower the usage at overloaded times at least cost per byte.
 
-Forbidden (sentinel) costs stay in the arithmetic as the large numbers they are, so every move
-that removes one is an improvement; the checker decides feasibility at the end.
+Forbidden (sentinel) costs enter the arithmetic as one penalty larger than any allowed plan's
+cost (:func:`working_costs`), so every move that removes one is an improvement; the checker
+decides feasibility at the end.
 """
 
 from __future__ import annotations
@@ -23,7 +24,26 @@ import numpy as np
 
 from .instance import FORBIDDEN, IntraOpInstance
 
-__all__ = ["PlanState", "Structure", "structure"]
+__all__ = ["PlanState", "Structure", "structure", "working_costs"]
+
+
+def working_costs(inst: IntraOpInstance) -> tuple[np.ndarray, np.ndarray, float]:
+    """Node and edge costs with every forbidden entry replaced by one penalty P [ours].
+
+    P is the smallest power of ten above twice the most an allowed plan can cost (the sum of each
+    node's and edge's largest allowed cost), so a plan with a forbidden choice always costs more
+    than any allowed plan, while sums stay far from the 1e18 sentinels, where float64 cannot
+    hold the small costs beside them (its spacing there is 128).
+    """
+    bad_n, bad_e = inst.cost >= FORBIDDEN, inst.edge_cost >= FORBIDDEN
+    fin_n = np.where(bad_n, 0.0, inst.cost)
+    fin_e = np.where(bad_e, 0.0, inst.edge_cost)
+    upper = float(np.maximum.reduceat(fin_n, inst.offsets[:-1]).sum()) if inst.num_nodes else 0.0
+    if inst.num_edges:
+        nonempty = inst.edge_offsets[:-1] < inst.edge_offsets[1:]
+        upper += float(np.maximum.reduceat(fin_e, inst.edge_offsets[:-1][nonempty]).sum()) if nonempty.any() else 0.0
+    penalty = 10.0 ** math.ceil(math.log10(2 * upper + 1)) if upper > 0 else 1.0
+    return np.where(bad_n, penalty, inst.cost), np.where(bad_e, penalty, inst.edge_cost), penalty
 
 
 class Structure:
@@ -44,6 +64,10 @@ class Structure:
         self.inc_tail = np.concatenate([np.ones(m, bool), np.zeros(m, bool)])[order]
         self.inc_ptr = np.searchsorted(ends[order], np.arange(n + 1))
         self.neighbours = [np.unique(self.inc_other[self.inc_ptr[x]:self.inc_ptr[x + 1]]) for x in range(n)]
+        # neighbours that can change (a node with one strategy is a constant: its edges act as
+        # unary costs, so it never blocks an induced path)
+        self.free_neighbours = [nb[self.k[nb] > 1] for nb in self.neighbours]
+        self.free_nodes = np.flatnonzero(self.k > 1)
         # compressed time points: starts of nonempty intervals
         live = inst.end > inst.start
         self.times = np.unique(inst.start[live])
@@ -52,9 +76,16 @@ class Structure:
         self.limit = math.inf if inst.usage_limit is None else float(inst.usage_limit)
         self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
         self.allowed = inst.cost < FORBIDDEN
+        self.node_cost, self.edge_cost, self.penalty = working_costs(inst)
+        self.edge_off = inst.edge_offsets
 
     def edge_matrix(self, e: int) -> np.ndarray:
-        return self.inst.edge_matrix(e)
+        """Edge e's matrix with forbidden entries at the working penalty."""
+        a, b = self.edge_off[e], self.edge_off[e + 1]
+        return self.edge_cost[a:b].reshape(self.k[self.inst.edge_u[e]], self.k[self.inst.edge_v[e]])
+
+    def node_costs(self, x: int) -> np.ndarray:
+        return self.node_cost[self.off[x]:self.off[x + 1]]
 
 
 _CACHE: dict[int, Structure] = {}
@@ -87,6 +118,15 @@ class PlanState:
         np.add.at(self.load, self.st.b, -u)
         self.load = np.cumsum(self.load)[:-1].copy()
         self.moves = {"node": 0, "set": 0, "chain": 0, "repair": 0}
+        # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices
+        # (kept up to date by set_strategy in O(degree))
+        st = self.st
+        self.local = [st.node_costs(x).astype(float) for x in range(inst.num_nodes)]
+        for e in range(inst.num_edges):
+            u, v = int(inst.edge_u[e]), int(inst.edge_v[e])
+            mat = st.edge_matrix(e)
+            self.local[u] = self.local[u] + mat[:, self.s[v]]
+            self.local[v] = self.local[v] + mat[self.s[u], :]
 
     # -- evaluation ---------------------------------------------------------------------------
     def usage_of(self, x: int, strategy: int | None = None) -> float:
@@ -106,14 +146,24 @@ class PlanState:
         """Cost of each strategy of x: its own cost plus its edges to the fixed neighbours (edges to
         nodes in ``exclude`` left out)."""
         st = self.st
-        vec = self.inst.cost[st.off[x]:st.off[x + 1]].copy()
-        for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
-            w = st.inc_other[i]
-            if w in exclude:
+        if not exclude:
+            return self.local[x].copy()
+        vec = self.local[x].copy()
+        for w in exclude:
+            if w == x:
                 continue
-            mat = st.edge_matrix(st.inc_edge[i])
-            vec += mat[:, self.s[w]] if st.inc_tail[i] else mat[self.s[w], :]
+            for e, tail in self._edges_between(x, w):
+                mat = st.edge_matrix(e)
+                vec -= mat[:, self.s[w]] if tail else mat[self.s[w], :]
         return vec
+
+    def _edges_between(self, x: int, w: int) -> list[tuple[int, bool]]:
+        """(edge, x is its tail) for every edge joining x and w."""
+        st = self.st
+        lo, hi = st.inc_ptr[x], st.inc_ptr[x + 1]
+        others = st.inc_other[lo:hi]
+        hits = np.flatnonzero(others == w)
+        return [(int(st.inc_edge[lo + i]), bool(st.inc_tail[lo + i])) for i in hits]
 
     def headroom(self, x: int) -> float:
         """How much more memory x may take at its worst time point (inf if never live)."""
@@ -126,10 +176,18 @@ class PlanState:
         old = self.s[x]
         if old == strategy:
             return
-        a, b = self.st.a[x], self.st.b[x]
+        st = self.st
+        a, b = st.a[x], st.b[x]
         if a < b:
             self.load[a:b] += self.usage_of(x, strategy) - self.usage_of(x, old)
         self.s[x] = strategy
+        for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
+            w = st.inc_other[i]
+            mat = st.edge_matrix(st.inc_edge[i])
+            if st.inc_tail[i]:
+                self.local[w] += mat[strategy, :] - mat[old, :]
+            else:
+                self.local[w] += mat[:, strategy] - mat[:, old]
 
     # -- moves --------------------------------------------------------------------------------
     def node_move(self, x: int, *, memory: bool = True, min_gain: float = 0.0) -> float:
@@ -160,37 +218,45 @@ class PlanState:
         for i, x in enumerate(nodes):
             vec = self.local_costs(x, exclude=inside)
             total += vec.reshape([-1 if j == i else 1 for j in range(d)])
-        seen = set()
-        for x in nodes:
-            for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
-                e, w = int(st.inc_edge[i]), int(st.inc_other[i])
-                if w not in inside or e in seen:
-                    continue
-                seen.add(e)
-                tail, head = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
-                mat = st.edge_matrix(e)
-                pt, ph = pos[tail], pos[head]
-                if pt > ph:
-                    mat, pt, ph = mat.T, ph, pt
-                shp = [1] * d
-                shp[pt], shp[ph] = mat.shape[0], mat.shape[1]
-                total += mat.reshape(shp)
+        for i, x in enumerate(nodes):
+            for y in nodes[i + 1:]:
+                for e, tail in self._edges_between(x, y):
+                    mat = st.edge_matrix(e)
+                    pt, ph = (pos[x], pos[y]) if tail else (pos[y], pos[x])
+                    if pt > ph:
+                        mat, pt, ph = mat.T, ph, pt
+                    shp = [1] * d
+                    shp[pt], shp[ph] = mat.shape[0], mat.shape[1]
+                    total += mat.reshape(shp)
         return total
 
-    def _fits(self, nodes: list[int], choice) -> bool:
+    def _fit_check(self, nodes: list[int]):
+        """A function ``choice -> fits`` for joint choices of ``nodes``: the load maxima of the
+        elementary segments between the nodes' range ends are computed once, so each check costs
+        O(nodes x segments) instead of a pass over the ranges."""
         if not math.isfinite(self.limit):
-            return True
+            return lambda choice: True
         st = self.st
-        live = [x for x in nodes if st.a[x] < st.b[x]]
+        live = [i for i, x in enumerate(nodes) if st.a[x] < st.b[x]]
         if not live:
-            return True
-        lo = min(st.a[x] for x in live)
-        hi = max(st.b[x] for x in live)
-        seg = self.load[lo:hi].copy()
-        for x, c in zip(nodes, choice):
-            if st.a[x] < st.b[x]:
-                seg[st.a[x] - lo:st.b[x] - lo] += self.usage_of(x, c) - self.usage_of(x, None)
-        return float(seg.max()) <= self.limit + self.tol
+            return lambda choice: True
+        cuts = sorted({int(st.a[nodes[i]]) for i in live} | {int(st.b[nodes[i]]) for i in live})
+        lo, hi = np.array(cuts[:-1]), np.array(cuts[1:])
+        segmax = np.array([self.load[a:b].max() for a, b in zip(lo, hi)])
+        cover = [(i, (st.a[nodes[i]] <= lo) & (hi <= st.b[nodes[i]])) for i in live]
+        usages = [self.inst.usage[st.off[nodes[i]]:st.off[nodes[i] + 1]] - self.usage_of(nodes[i])
+                  for i in range(len(nodes))]
+        bound = self.limit + self.tol
+
+        def fits(choice) -> bool:
+            tot = segmax.copy()
+            for i, mask in cover:
+                tot[mask] += usages[i][choice[i]]
+            return bool(tot.max() <= bound)
+        return fits
+
+    def _fits(self, nodes: list[int], choice) -> bool:
+        return self._fit_check(nodes)(choice)
 
     def set_move(self, nodes: list[int], *, memory: bool = True, top: int = 256, min_gain: float = 0.0) -> float:
         """The best joint re-choice of ``nodes`` among the ``top`` cheapest that fit in memory."""
@@ -201,12 +267,13 @@ class PlanState:
         cand = flat.size if flat.size <= top else top
         order = np.argpartition(flat, cand - 1)[:cand] if flat.size > cand else np.arange(flat.size)
         order = order[np.argsort(flat[order], kind="stable")]
+        fits = self._fit_check(nodes) if memory else None
         for idx in order:
             gain = cur - flat[idx]
             if gain <= min_gain:
                 break
             choice = np.unravel_index(int(idx), table.shape)
-            if memory and not self._fits(nodes, choice):
+            if fits is not None and not fits(choice):
                 continue
             for x, c in zip(nodes, choice):
                 self.set_strategy(x, int(c))
@@ -248,10 +315,8 @@ class PlanState:
         for i in range(len(path) - 1):
             x, y = path[i], path[i + 1]
             mat = np.zeros((st.k[x], st.k[y]))
-            for j in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
-                if st.inc_other[j] == y:
-                    e = st.inc_edge[j]
-                    mat += st.edge_matrix(e) if st.inc_tail[j] else st.edge_matrix(e).T
+            for e, tail in self._edges_between(x, y):
+                mat += st.edge_matrix(e) if tail else st.edge_matrix(e).T
             pair.append(mat)
         cur = sum(float(unary[i][self.s[x]]) for i, x in enumerate(path)) + sum(
             float(pair[i][self.s[path[i]], self.s[path[i + 1]]]) for i in range(len(pair)))
@@ -317,6 +382,65 @@ class PlanState:
                 touched.update(int(w) for w in st.neighbours[x])
             rounds += 1
         return self.overload() <= self.tol
+
+    def forbidden_edges(self) -> np.ndarray:
+        inst, k = self.inst, self.st.k
+        if not inst.num_edges:
+            return np.zeros(0, dtype=np.int64)
+        idx = inst.edge_offsets[:-1] + self.s[inst.edge_u] * k[inst.edge_v] + self.s[inst.edge_v]
+        return np.flatnonzero(inst.edge_cost[idx] >= FORBIDDEN)
+
+    def _path_through(self, u: int, v: int, length: int) -> list[int]:
+        """An induced path containing the edge (u, v), extended greedily on both sides."""
+        path = [u, v]
+        inside = {u, v}
+        for side in (0, 1):
+            while len(path) < length:
+                end = path[0] if side == 0 else path[-1]
+                nxt = None
+                for w in self.st.free_neighbours[end]:
+                    w = int(w)
+                    if w in inside:
+                        continue
+                    if any(int(z) in inside and int(z) != end for z in self.st.free_neighbours[w]):
+                        continue
+                    nxt = w
+                    break
+                if nxt is None:
+                    break
+                inside.add(nxt)
+                if side == 0:
+                    path.insert(0, nxt)
+                else:
+                    path.append(nxt)
+        return path
+
+    def _path_from(self, x: int, length: int) -> list[int]:
+        nb = self.st.free_neighbours[x]
+        if not len(nb):
+            return [x]
+        return self._path_through(x, int(nb[0]), length)
+
+    def fix_forbidden(self, *, length: int = 8) -> int:
+        """Remove forbidden edge pairs with memory-feasible joint moves: the pair, the pair with
+        neighbours, then exact DPs over induced paths through the edge. Returns how many remain."""
+        for e in self.forbidden_edges():
+            u, v = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
+            ok = lambda: self.inst.edge_matrix(e)[self.s[u], self.s[v]] < FORBIDDEN  # noqa: E731
+            if ok():
+                continue  # fixed by an earlier move
+            free = [x for x in (u, v) if self.st.k[x] > 1]
+            if not free:
+                continue
+            if self.set_move(free) > 0 and ok():
+                continue
+            for ln in (3, 5, length):
+                path = self._path_through(free[0], free[1], ln) if len(free) == 2 else self._path_from(free[0], ln)
+                if len(path) >= 2:
+                    self.chain_move(path)
+                if ok():
+                    break
+        return int(self.forbidden_edges().size)
 
     # -- sweeps -------------------------------------------------------------------------------
     def sweep_nodes(self, order=None, *, memory: bool = True) -> float:
