@@ -251,6 +251,7 @@ def test_core_greedy_differs_from_independent_choice():
 
 
 def _ls(inst, **opts):
+    opts.setdefault("init", "least-memory")
     return optsched.solve(inst, "local-search", options=opts)
 
 

@@ -75,11 +75,16 @@ def _polish(state: PlanState, clock: _Clock, *, rounds: int, pairs: bool = True)
 
 
 def _fix(state: PlanState, clock: _Clock) -> bool:
-    """Make a plan fit: memory repair, then node moves that remove forbidden choices."""
+    """Make a plan fit: memory repair (region offers before forbidden ones), node sweeps, then
+    joint moves, region DPs and memory trades against the forbidden pairs left."""
     fits = state.repair_memory()
     if plan_cost(state.inst, state.s)[0] >= FORBIDDEN:
-        _polish(state, clock, rounds=5)
-    return fits
+        state.sweep_nodes()
+        if state.forbidden_edges().size and not clock.out():
+            state.fix_forbidden()
+        if state.forbidden_edges().size and not clock.out():
+            state.fix_forbidden_by_trading()
+    return fits and state.overload() <= state.tol
 
 
 # -- elimination ---------------------------------------------------------------------------------
@@ -287,7 +292,9 @@ def lp_round(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     if sol.status == "infeasible":
         raise Infeasible(f"the LP relaxation is infeasible ({sol.backend}: {sol.message})")
     if sol.x is None:
-        raise SolverError(f"lp-round: the LP relaxation returned no point ({sol.status}: {sol.message})")
+        return Outcome(status="time_limit" if sol.status == "time_limit" else "error", backend=sol.backend,
+                       solver_version=sol.solver_version, bound=sol.bound,
+                       reason=f"lp-round: the LP relaxation returned no point ({sol.status}: {sol.message})")
     xcol = model.x_index
     xv = np.where(xcol >= 0, sol.x[np.maximum(xcol, 0)], -1.0)
     frac = int(np.sum((xv > 1e-6) & (xv < 1 - 1e-6)))
@@ -366,8 +373,8 @@ def _random_path(st, rng, length: int) -> list[int]:
 def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """Memory-aware local search in the style of the IOPDDL contest's top entries [ours].
 
-    Start: ``init = least-memory`` (default: each node's least-usage allowed strategy, which
-    fits on every public IOPDDL instance), ``oneflow`` (the elimination plan, repaired) or
+    Start: ``init = oneflow`` (default: the elimination plan, repaired), ``least-memory`` (each
+    node's least-usage allowed strategy, which fits on every public IOPDDL instance) or
     ``lagrangian`` (:func:`lagrangian_plan`); an init that overflows or keeps a forbidden pair
     falls back to least-memory. Then,
     until a round gains nothing (or ``rounds`` / the time limit):
@@ -385,13 +392,13 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     clock = _Clock(ctx.time_limit)
     opts = ctx.options
     stats = {}
-    if opts.get("init", "least-memory") == "lagrangian":
+    if opts.get("init", "oneflow") == "lagrangian":
         state, info = lagrangian_plan(inst, clock)
         stats.update(info)
         if state.overload() > state.tol:
             state = PlanState(inst, least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
-    elif opts.get("init", "least-memory") == "oneflow":
+    elif opts.get("init", "oneflow") == "oneflow":
         el = _elimination(inst)
         choice, _ = solve_core(el, exact_limit=0)
         state = PlanState(inst, el.extend(choice))

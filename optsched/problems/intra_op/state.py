@@ -17,6 +17,7 @@ decides feasibility at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -117,7 +118,7 @@ class PlanState:
         np.add.at(self.load, self.st.a, u)
         np.add.at(self.load, self.st.b, -u)
         self.load = np.cumsum(self.load)[:-1].copy()
-        self.moves = {"node": 0, "set": 0, "chain": 0, "repair": 0}
+        self.moves = {"node": 0, "set": 0, "chain": 0, "region": 0, "repair": 0}
         # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices
         # (kept up to date by set_strategy in O(degree))
         st = self.st
@@ -336,21 +337,105 @@ class PlanState:
         choice.reverse()
         return float(cur - val[last]), choice
 
-    def repair_memory(self, max_rounds: int = 1_000_000) -> bool:
-        """Lower the peak below the limit: at the most overloaded time point, switch the live nodes
-        with the least extra cost per unit of memory saved, until that point fits; repeat.
-        Returns whether the plan now fits."""
+    def region(self, seeds: list[int], size: int) -> list[int]:
+        """Up to ``size`` changeable nodes grown breadth-first from ``seeds``."""
+        out, seen = [], set()
+        queue = [int(x) for x in seeds if self.st.k[x] > 1]
+        seen.update(queue)
+        while queue and len(out) < size:
+            x = queue.pop(0)
+            out.append(x)
+            for w in self.st.free_neighbours[x]:
+                w = int(w)
+                if w not in seen:
+                    seen.add(w)
+                    queue.append(w)
+        return out
+
+    def region_move(self, nodes: list[int], *, memory: bool = True) -> float:
+        """Re-optimize a connected region with the others fixed, by the elimination DP on the
+        region's subgraph (exact when the region is series-parallel; OneFlow's greedy on what
+        remains otherwise). The unrestricted plan is taken if it fits in memory, else the plan
+        restricted to strategies using no more memory than now (always fits). Returns the gain."""
+        from .elimination import eliminate
+        from .algorithms import solve_core
+
+        nodes = [int(x) for x in nodes]
+        if len(nodes) < 2:
+            return 0.0
+        best = None
+        for restrict in (False, True):
+            if restrict and not (memory and math.isfinite(self.limit)):
+                break
+            sub, cur = self._region_instance(nodes, restrict)
+            el = eliminate(sub)
+            choice, _ = solve_core(el, exact_limit=20_000)
+            new = el.extend(choice)
+            sub_state_cost = lambda sv: float(np.sum(np.asarray(sub.cost)[sub.offsets[:-1] + sv]) + sum(  # noqa: E731
+                sub.edge_matrix(e)[sv[sub.edge_u[e]], sv[sub.edge_v[e]]] for e in range(sub.num_edges)))
+            gain = sub_state_cost(cur) - sub_state_cost(new)
+            if gain <= 1e-9 * max(1.0, abs(sub_state_cost(cur))):
+                continue
+            if not restrict and memory and not self._fits(nodes, new):
+                continue
+            best = (gain, new)
+            break
+        if best is None:
+            return 0.0
+        for x, c in zip(nodes, best[1]):
+            self.set_strategy(x, int(c))
+        self.moves["region"] = self.moves.get("region", 0) + 1
+        return best[0]
+
+    def _region_instance(self, nodes: list[int], restrict: bool):
+        st = self.st
+        pos = {x: i for i, x in enumerate(nodes)}
+        inside = set(nodes)
+        unary = []
+        for x in nodes:
+            vec = self.local_costs(x, exclude=inside)
+            if restrict:
+                u = self.inst.usage[st.off[x]:st.off[x + 1]]
+                vec = np.where(u <= u[self.s[x]], vec, 2 * FORBIDDEN)
+            unary.append(np.maximum(vec, 0.0))
+        eu, ev, mats = [], [], []
+        for i, x in enumerate(nodes):
+            for y in nodes[i + 1:]:
+                for e, tail in self._edges_between(x, y):
+                    mat = st.edge_matrix(e)
+                    a, b = (x, y) if tail else (y, x)
+                    eu.append(pos[a])
+                    ev.append(pos[b])
+                    mats.append(mat.ravel())
+        sub = IntraOpInstance(num_strategies=[int(st.k[x]) for x in nodes], cost=np.concatenate(unary),
+                              usage=np.zeros(sum(int(st.k[x]) for x in nodes)),
+                              start=np.zeros(len(nodes), np.int64), end=np.zeros(len(nodes), np.int64),
+                              edge_u=eu, edge_v=ev, edge_cost=np.concatenate(mats) if mats else np.zeros(0))
+        cur = np.array([int(self.s[x]) for x in nodes], dtype=np.int64)
+        return sub, cur
+
+    def repair_memory(self, max_rounds: int = 1_000_000, *, region_size: int = 60, region_tries: int = 16,
+                      allow_forbidden: bool = True) -> bool:
+        """Lower the peak below the limit: at the most overloaded time point, switch live nodes
+        with the least extra cost per unit of memory saved until that point fits; repeat.
+
+        Offers that would create a forbidden pair come last: before taking one, up to
+        ``region_tries`` of those nodes get a region offer instead -- the region of
+        ``region_size`` nodes around it re-optimized by the elimination DP with every node kept
+        at or below its current usage and the node itself strictly below (so memory falls and
+        never rises). Returns whether the plan now fits."""
         st = self.st
         if not math.isfinite(self.limit):
             return True
         rounds = 0
+        half = self.st.penalty / 2
         while rounds < max_rounds:
             j = int(np.argmax(self.load)) if self.load.size else 0
             excess = self.load[j] - self.limit if self.load.size else 0.0
             if excess <= self.tol:
                 return True
             live = np.flatnonzero((st.a <= j) & (st.b > j))
-            offers = []
+            clean, dirty = [], []
             for x in live:
                 u = self.inst.usage[st.off[x]:st.off[x + 1]]
                 save = u[self.s[x]] - u
@@ -362,17 +447,20 @@ class PlanState:
                 if not ok.any():
                     ok = save > 0
                 # cost per unit saved; a full fix of the excess by one node is preferred at equal ratio
-                with np.errstate(over="ignore", divide="ignore"):
+                with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                     ratio = np.where(ok, np.maximum(extra, 0) / np.maximum(np.minimum(save, excess), 1e-300),
                                      np.inf)
                 c = int(np.argmin(ratio))
                 if np.isfinite(ratio[c]):
-                    offers.append((ratio[c], float(save[c]), int(x), c))
-            if not offers:
+                    (clean if extra[c] < half else dirty).append((ratio[c], float(save[c]), int(x), c))
+            if not clean and not dirty:
                 return False
-            offers.sort()
+            if not clean and not allow_forbidden and not dirty:
+                return False
+            clean.sort()
+            dirty.sort()
             touched: set[int] = set()
-            for ratio, save, x, c in offers:
+            for ratio, save, x, c in clean:
                 if self.load[j] - self.limit <= self.tol:
                     break
                 if x in touched:  # a neighbour changed this round: its offer is stale
@@ -380,8 +468,46 @@ class PlanState:
                 self.set_strategy(x, c)
                 self.moves["repair"] += 1
                 touched.update(int(w) for w in st.neighbours[x])
+            if self.load[j] - self.limit > self.tol and not touched:
+                done = False
+                for _, _, x, c in dirty[:region_tries]:
+                    if self._region_save(x, region_size):
+                        done = True
+                        break
+                if not done:
+                    if not allow_forbidden or not dirty:
+                        return False
+                    _, _, x, c = dirty[0]
+                    self.set_strategy(x, c)
+                    self.moves["repair"] += 1
             rounds += 1
         return self.overload() <= self.tol
+
+    def _region_save(self, x: int, size: int) -> bool:
+        """Lower x's usage without a new forbidden pair and without raising any usage, by the
+        elimination DP over a region around x. Returns whether it succeeded."""
+        from .algorithms import solve_core
+        from .elimination import eliminate
+
+        nodes = self.region([x], size)
+        if not nodes or nodes[0] != x:
+            return False
+        sub, cur = self._region_instance(nodes, restrict=True)
+        u = self.inst.usage[self.st.off[x]:self.st.off[x + 1]]
+        cost = np.array(sub.cost, dtype=float)
+        cost[0:len(u)] = np.where(u < u[self.s[x]], cost[0:len(u)], 2 * FORBIDDEN)
+        sub = dataclasses.replace(sub, cost=cost)
+        el = eliminate(sub)
+        choice, _ = solve_core(el, exact_limit=20_000)
+        new = el.extend(choice)
+        val = lambda sv: float(np.sum(cost[sub.offsets[:-1] + sv]) + sum(  # noqa: E731
+            sub.edge_matrix(e)[sv[sub.edge_u[e]], sv[sub.edge_v[e]]] for e in range(sub.num_edges)))
+        if val(new) - val(cur) >= self.st.penalty / 2 or u[new[0]] >= u[self.s[x]]:
+            return False
+        for y, c in zip(nodes, new):
+            self.set_strategy(y, int(c))
+        self.moves["region"] = self.moves.get("region", 0) + 1
+        return True
 
     def forbidden_edges(self) -> np.ndarray:
         inst, k = self.inst, self.st.k
@@ -440,6 +566,33 @@ class PlanState:
                     self.chain_move(path)
                 if ok():
                     break
+            for size in (12, 40, 120):
+                if ok():
+                    break
+                self.region_move(self.region(free, size))
+        return int(self.forbidden_edges().size)
+
+    def snapshot(self):
+        return self.s.copy(), self.load.copy(), [v.copy() for v in self.local], dict(self.moves)
+
+    def restore(self, snap) -> None:
+        self.s, self.load, self.local, self.moves = snap[0], snap[1], snap[2], snap[3]
+
+    def fix_forbidden_by_trading(self, *, size: int = 40) -> int:
+        """For each forbidden pair left: re-optimize a region around it ignoring memory (which
+        removes the pair when the region allows it), then repair memory without creating
+        forbidden pairs; undone if the repair fails or the count of forbidden pairs does not
+        fall. Returns how many remain."""
+        for e in self.forbidden_edges():
+            u, v = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
+            if self.inst.edge_matrix(e)[self.s[u], self.s[v]] < FORBIDDEN:
+                continue
+            before = self.forbidden_edges().size
+            snap = self.snapshot()
+            free = [x for x in (u, v) if self.st.k[x] > 1]
+            self.region_move(self.region(free, size), memory=False)
+            if not (self.repair_memory(allow_forbidden=False) and self.forbidden_edges().size < before):
+                self.restore(snap)
         return int(self.forbidden_edges().size)
 
     # -- sweeps -------------------------------------------------------------------------------
