@@ -145,7 +145,12 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
                 start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
                 edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
                 edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
-    state = PlanState(core, np.array([choice[v] for v in linked], dtype=np.int64))
+    start = np.array([choice[v] for v in linked], dtype=np.int64)
+    seq = _sequential_greedy(core)
+    val = lambda sv: plan_cost(core, sv)[0]  # noqa: E731
+    # OneFlow's Find1Strategy4Greedy: start from a sequential greedy when it is cheaper
+    # [code: sbp_graph.cpp; our order: breadth-first from the heaviest node]
+    state = PlanState(core, seq if val(seq) < val(start) else start)
     for _ in range(greedy_rounds):
         if state.neighbourhood_sweep(memory=False) <= 0:
             break
@@ -189,6 +194,37 @@ def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 1
     if best is None:
         best = state
     return best, {"lagrange_iterations": len(history), "lagrange_history": history}
+
+
+def _sequential_greedy(core: IntraOpInstance) -> np.ndarray:
+    """Visit nodes breadth-first (from the node with most edges, each component in turn); each
+    takes its cheapest strategy given the already visited neighbours only."""
+    st = structure(core)
+    n = core.num_nodes
+    s = np.zeros(n, dtype=np.int64)
+    done = np.zeros(n, bool)
+    assigned = np.zeros(n, bool)
+    order = np.argsort(-np.array([len(x) for x in st.neighbours]), kind="stable")
+    for root in order:
+        if done[root]:
+            continue
+        queue = [int(root)]
+        done[root] = True
+        while queue:
+            x = queue.pop(0)
+            vec = st.node_costs(x).astype(float).copy()
+            for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
+                w = int(st.inc_other[i])
+                if assigned[w]:
+                    mat = st.edge_matrix(st.inc_edge[i])
+                    vec += mat[:, s[w]] if st.inc_tail[i] else mat[s[w], :]
+            s[x] = int(np.argmin(vec))
+            assigned[x] = True
+            for w in st.neighbours[x]:
+                if not done[w]:
+                    done[w] = True
+                    queue.append(int(w))
+    return s
 
 
 def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
@@ -429,6 +465,11 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
                 path = _random_path(st, rng, opts.get("path_length", 8))
                 if len(path) >= 2:
                     gain += state.chain_move(path)
+            for _ in range(opts.get("regions", 50)):
+                if clock.out() or not st.free_nodes.size:
+                    break
+                seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
+                gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
         history.append(plan_cost(inst, state.s)[0])
         if gain <= 0 or clock.out():
             break

@@ -102,7 +102,9 @@ PROBLEM.method("local-search", kind="heuristic", fidelity="ours", randomized=Tru
                         "group_moves": Option(bool, True, "joint moves of a node and up to 3 neighbours"),
                         "large_moves": Option(bool, True, "chain and random-path DP moves"),
                         "random_paths": Option(int, 200, "random induced paths per round"),
-                        "path_length": Option(int, 8, "nodes per random path")})(algorithms.local_search)
+                        "path_length": Option(int, 8, "nodes per random path"),
+                        "regions": Option(int, 50, "random connected regions re-optimized by the elimination DP per round"),
+                        "region_size": Option(int, 40, "nodes per region")})(algorithms.local_search)
 PROBLEM.method("greedy", kind="baseline", fidelity="ours",
                summary="per node in index order, cheapest given chosen neighbours, memory-aware")(baselines.greedy)
 PROBLEM.method("replicated", kind="baseline", fidelity="ours", applicable=baselines.labelled(baselines.REPLICATED),
