@@ -288,8 +288,9 @@ def dp(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
 
     >>> import optsched
     >>> from optsched.problems.intra_op.generate import generate
-    >>> optsched.solve(generate(0, preset="tiny"), "dp").status
-    'optimal'
+    >>> r = optsched.solve(generate(0, preset="tiny"), "dp")   # memory binds on this one
+    >>> r.status, r.stats["memory_binds"], r.bound < r.objective
+    ('feasible', True, True)
     """
     clock = _Clock(ctx.time_limit)
     el = _elimination(inst)
