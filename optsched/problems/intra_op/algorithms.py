@@ -34,6 +34,16 @@ class _Clock:
         self.start = time.perf_counter()
         self.budget = budget
 
+    @property
+    def deadline(self) -> float:
+        return math.inf if self.budget is None else self.start + self.budget
+
+    def state(self, inst, s) -> PlanState:
+        """A plan state whose sweeps stop at this clock's deadline."""
+        st = PlanState(inst, s)
+        st.deadline = self.deadline
+        return st
+
     def left(self) -> float:
         if self.budget is None:
             return math.inf
@@ -166,7 +176,7 @@ def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 1
     st = structure(inst)
     if not math.isfinite(st.limit) or not len(st.times):
         el = _elimination(inst)
-        return PlanState(inst, el.extend(solve_core(el, exact_limit=0)[0])), {"lagrange_iterations": 0}
+        return clock.state(inst, el.extend(solve_core(el, exact_limit=0)[0])), {"lagrange_iterations": 0}
     live = st.b > st.a
     typical = np.median(inst.cost[st.allowed & (inst.cost > 0)]) if np.any(st.allowed & (inst.cost > 0)) else 1.0
     scale = typical / max(float(np.median(inst.usage[inst.usage > 0])) if np.any(inst.usage > 0) else 1.0, 1e-300)
@@ -180,7 +190,7 @@ def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 1
         priced = dataclasses.replace(inst, cost=np.minimum(cost, 1e300), usage_limit=None)
         el = eliminate(priced)
         s = el.extend(solve_core(el, exact_limit=0)[0])
-        state = PlanState(inst, s)
+        state = clock.state(inst, s)
         over = state.load - st.limit
         _fix(state, clock)
         value = plan_cost(inst, state.s)[0]
@@ -251,7 +261,7 @@ def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     el = _elimination(inst)
     choice, exact = solve_core(el, exact_limit=0 if not ctx.options.get("exact_core", False) else CORE_ENUMERATION_LIMIT)
     s = el.extend(choice)
-    state = PlanState(inst, s)
+    state = clock.state(inst, s)
     stats = {"elimination": dict(el.counts), "memory_free_value": plan_cost(inst, s)[0],
              "memory_free_peak": state.peak()}
     fits = _fix(state, clock)
@@ -265,7 +275,7 @@ def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         # [ours] the repaired OneFlow plan still overflows or keeps a forbidden pair: fall back to
         # the least-memory plan, improved by the same memory-aware greedy passes
         stats["fallback"] = "least-memory"
-        state = PlanState(inst, least_memory_plan(inst))
+        state = clock.state(inst, least_memory_plan(inst))
         state.repair_memory()
         for _ in range(ctx.options.get("rounds", 3)):
             if clock.out() or (state.sweep_nodes() + state.neighbourhood_sweep()) <= 0:
@@ -302,7 +312,7 @@ def dp(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     if bound >= FORBIDDEN:
         raise Infeasible("every plan has a forbidden (sentinel-cost) choice: the memory-free optimum costs "
                          f"{bound:g} >= {FORBIDDEN:g}")
-    state = PlanState(inst, s)
+    state = clock.state(inst, s)
     stats = {"elimination": dict(el.counts), "memory_free_value": bound, "memory_free_peak": state.peak()}
     if state.overload() <= state.tol:
         stats["memory_binds"] = False
@@ -336,7 +346,7 @@ def lp_round(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     xv = np.where(xcol >= 0, sol.x[np.maximum(xcol, 0)], -1.0)
     frac = int(np.sum((xv > 1e-6) & (xv < 1 - 1e-6)))
     s = np.array(decode(inst, model, sol.x)["strategy"], dtype=np.int64)
-    state = PlanState(inst, s)
+    state = clock.state(inst, s)
     stats = {"lp_value": sol.objective, "lp_status": sol.status, "fractional_entries": frac,
              "rounded_value": plan_cost(inst, s)[0], "rounded_peak": state.peak()}
     fits = _fix(state, clock)
@@ -433,19 +443,19 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         state, info = lagrangian_plan(inst, clock)
         stats.update(info)
         if state.overload() > state.tol:
-            state = PlanState(inst, least_memory_plan(inst))
+            state = clock.state(inst, least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     elif opts.get("init", "oneflow") == "oneflow":
         el = _elimination(inst)
         choice, _ = solve_core(el, exact_limit=0)
-        state = PlanState(inst, el.extend(choice))
+        state = clock.state(inst, el.extend(choice))
         stats["elimination"] = dict(el.counts)
         _fix(state, clock)
         if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
-            state = PlanState(inst, least_memory_plan(inst))
+            state = clock.state(inst, least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     else:
-        state = PlanState(inst, least_memory_plan(inst))
+        state = clock.state(inst, least_memory_plan(inst))
         if state.overload() > state.tol:
             state.repair_memory()
     stats["init_value"] = plan_cost(inst, state.s)[0]

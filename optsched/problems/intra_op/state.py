@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import time
 
 import numpy as np
 
@@ -119,6 +120,8 @@ class PlanState:
         np.add.at(self.load, self.st.b, -u)
         self.load = np.cumsum(self.load)[:-1].copy()
         self.moves = {"node": 0, "set": 0, "chain": 0, "region": 0, "repair": 0}
+        #: perf_counter time after which sweeps and fixes stop early (a method's time limit)
+        self.deadline = math.inf
         # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices
         # (kept up to date by set_strategy in O(degree))
         st = self.st
@@ -551,6 +554,8 @@ class PlanState:
         """Remove forbidden edge pairs with memory-feasible joint moves: the pair, the pair with
         neighbours, then exact DPs over induced paths through the edge. Returns how many remain."""
         for e in self.forbidden_edges():
+            if self.expired():
+                break
             u, v = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
             ok = lambda: self.inst.edge_matrix(e)[self.s[u], self.s[v]] < FORBIDDEN  # noqa: E731
             if ok():
@@ -584,6 +589,8 @@ class PlanState:
         forbidden pairs; undone if the repair fails or the count of forbidden pairs does not
         fall. Returns how many remain."""
         for e in self.forbidden_edges():
+            if self.expired():
+                break
             u, v = int(self.inst.edge_u[e]), int(self.inst.edge_v[e])
             if self.inst.edge_matrix(e)[self.s[u], self.s[v]] < FORBIDDEN:
                 continue
@@ -596,9 +603,14 @@ class PlanState:
         return int(self.forbidden_edges().size)
 
     # -- sweeps -------------------------------------------------------------------------------
+    def expired(self) -> bool:
+        return time.perf_counter() > self.deadline
+
     def sweep_nodes(self, order=None, *, memory: bool = True) -> float:
         total = 0.0
-        for x in (range(self.inst.num_nodes) if order is None else order):
+        for i, x in enumerate(range(self.inst.num_nodes) if order is None else order):
+            if i % 512 == 0 and self.expired():
+                break
             if self.st.k[x] > 1:
                 total += self.node_move(int(x), memory=memory)
         return total
@@ -607,6 +619,8 @@ class PlanState:
         total = 0.0
         inst = self.inst
         for e in range(inst.num_edges):
+            if e % 256 == 0 and self.expired():
+                break
             x, y = int(inst.edge_u[e]), int(inst.edge_v[e])
             if self.st.k[x] * self.st.k[y] <= max_size and self.st.k[x] * self.st.k[y] > 1:
                 total += self.set_move([x, y], memory=memory)
@@ -616,7 +630,9 @@ class PlanState:
                             max_product: int = 20_000) -> float:
         """OneFlow-style greedy: each node with up to ``size - 1`` neighbours, searched jointly."""
         total = 0.0
-        for x in (range(self.inst.num_nodes) if nodes is None else nodes):
+        for i, x in enumerate(range(self.inst.num_nodes) if nodes is None else nodes):
+            if i % 128 == 0 and self.expired():
+                break
             group = [int(x)]
             prod = int(self.st.k[x])
             for w in self.st.neighbours[x]:
