@@ -126,7 +126,8 @@ def dp_applicable(inst: IntraOpInstance) -> tuple[bool, str]:
                    f"({prod:.3g} joint choices > {CORE_ENUMERATION_LIMIT}): the graph is not series-parallel")
 
 
-def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, greedy_rounds: int = 10):
+def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, greedy_rounds: int = 10,
+               deadline: float = math.inf):
     """A choice for the core: exact (independent nodes, or enumeration when the core's product is
     at most ``exact_limit``), else OneFlow's greedy neighbourhood search from each core node's
     cheapest strategy. Returns ``(choice, exact)``."""
@@ -161,6 +162,7 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
     # OneFlow's Find1Strategy4Greedy: start from a sequential greedy when it is cheaper
     # [code: sbp_graph.cpp; our order: breadth-first from the heaviest node]
     state = PlanState(core, seq if val(seq) < val(start) else start)
+    state.deadline = deadline
     for _ in range(greedy_rounds):
         if state.neighbourhood_sweep(memory=False) <= 0:
             break
@@ -259,7 +261,8 @@ def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """
     clock = _Clock(ctx.time_limit)
     el = _elimination(inst)
-    choice, exact = solve_core(el, exact_limit=0 if not ctx.options.get("exact_core", False) else CORE_ENUMERATION_LIMIT)
+    choice, exact = solve_core(el, exact_limit=0 if not ctx.options.get("exact_core", False) else CORE_ENUMERATION_LIMIT,
+                               deadline=clock.start + 0.5 * (clock.budget or math.inf))
     s = el.extend(choice)
     state = clock.state(inst, s)
     stats = {"elimination": dict(el.counts), "memory_free_value": plan_cost(inst, s)[0],
@@ -447,7 +450,7 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
             stats["init_fallback"] = "least-memory"
     elif opts.get("init", "oneflow") == "oneflow":
         el = _elimination(inst)
-        choice, _ = solve_core(el, exact_limit=0)
+        choice, _ = solve_core(el, exact_limit=0, deadline=clock.start + 0.4 * (clock.budget or math.inf))
         state = clock.state(inst, el.extend(choice))
         stats["elimination"] = dict(el.counts)
         _fix(state, clock)

@@ -11,7 +11,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
-from .algorithms import _finish, least_memory_plan
+from .algorithms import _Clock, _finish, _fix, least_memory_plan
 from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .state import PlanState, structure
 
@@ -72,7 +72,8 @@ def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     node takes the cheapest strategy given its already-chosen neighbours (edges to later nodes
     ignored) among those that fit in memory while every later node still holds its
     least-memory strategy. Fits whenever the least-memory plan fits. Forbidden pairs with later
-    nodes are removed afterwards by memory-feasible node moves (stats say when). O(n k + m k^2)."""
+    nodes are removed afterwards by the shared fix-up of the heuristics (stats say when).
+    O(n k + m k^2) before the fix-up."""
     st = structure(inst)
     base = least_memory_plan(inst)
     state = PlanState(inst, base)
@@ -92,9 +93,10 @@ def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         done[v] = True
     stats = {"greedy_value": plan_cost(inst, state.s)[0]}
     if stats["greedy_value"] >= FORBIDDEN:
-        # edges to later nodes were ignored: node moves remove the forbidden pairs left [ours]
-        for _ in range(5):
-            if state.sweep_nodes() <= 0:
-                break
-        stats["forbidden_fixed_by_node_moves"] = True
+        # edges to later nodes were ignored: the shared fix-up (node sweeps, joint and region
+        # moves, memory trades) removes the forbidden pairs left [ours]
+        clock = _Clock(ctx.time_limit)
+        state.deadline = clock.deadline
+        _fix(state, clock)
+        stats["forbidden_fixed"] = True
     return _finish(inst, state, stats)
