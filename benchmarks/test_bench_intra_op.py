@@ -1,0 +1,68 @@
+"""Benchmarks of ``intra-op`` on the largest shared IOPDDL instance; heavy, marked slow.
+
+1. Import of ``asplos-2025-iopddl-A.json.gz`` (34,932 nodes, 5.9 million edge-cost entries),
+   timed by pytest-benchmark, against a reference measured in the same run: plain ``json.load``
+   of the same file (the importer's cost over parsing alone is the ratio in ``extra_info``).
+2. Peak memory of import + the best algorithm (``local-search`` with the contest's 60 s time-out)
+   in a fresh interpreter (``ru_maxrss`` of a child process, so earlier tests do not count);
+   recorded in ``extra_info`` and printed, with the method's status. The goal is < 4 GB; no
+   assertion on time or memory (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import require_data
+
+pytestmark = pytest.mark.slow
+
+LARGEST = "iopddl/asplos-2025-iopddl-A.json.gz"
+TIMEOUT_S = 60.0  # the contest's time-out for A
+
+CHILD = """
+import resource, sys, time, json
+import optsched
+from optsched.problems.intra_op import load_iopddl
+t = time.perf_counter()
+inst = load_iopddl(sys.argv[1])
+load_s = time.perf_counter() - t
+after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+r = optsched.solve(inst, sys.argv[2], time_limit=float(sys.argv[3]))
+print(json.dumps({"load_s": load_s, "rss_after_load_mb": after_load,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "status": r.status, "objective": r.objective, "wall_s": r.wall_s,
+                  "violations": len(r.stats.get("violations", []))}))
+"""
+
+
+def test_bench_import_largest(benchmark):
+    path = require_data(LARGEST)
+    from optsched.problems.intra_op import load_iopddl
+
+    start = time.perf_counter()
+    with gzip.open(path, "rt") as fh:
+        json.load(fh)
+    parse_s = time.perf_counter() - start
+    inst = benchmark.pedantic(load_iopddl, args=(path,), rounds=1, iterations=1)
+    assert inst.num_nodes == 34932
+    benchmark.extra_info.update(parse_only_s=parse_s, import_over_parse=benchmark.stats.stats.mean / parse_s)
+
+
+@pytest.mark.parametrize("method", ["local-search"])
+def test_bench_peak_memory_import_and_best(method, benchmark):
+    path = require_data(LARGEST)
+    out = benchmark.pedantic(
+        lambda: subprocess.run([sys.executable, "-c", CHILD, str(path), method, str(TIMEOUT_S)],
+                               capture_output=True, text=True, check=True),
+        rounds=1, iterations=1)
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    benchmark.extra_info.update(info)
+    print(f"\nintra-op {method} on A: {info}")
+    assert info["status"] in ("feasible", "optimal", "error", "time_limit")

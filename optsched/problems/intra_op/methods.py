@@ -1,0 +1,114 @@
+"""The registered methods of ``intra-op`` (thin wrappers over model, algorithms and baselines)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from optsched.core.registry import Option, Outcome, size_limit
+from optsched.core.solving import SolveContext, model_outcome, relaxation_outcome
+
+from . import algorithms, baselines
+from .instance import FORBIDDEN, IntraOpInstance
+from .model import build_model, decode
+from .problem import PROBLEM
+
+__all__ = ["milp", "lp", "brute", "BRUTE_MAX_PLANS"]
+
+#: largest search space (prod_v k_v) brute force enumerates
+BRUTE_MAX_PLANS = 200_000
+
+
+@PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+                summary="one-hot x, equality-marginal y, memory rows at maximal starts, forbidden columns removed")
+def milp(instance: IntraOpInstance, ctx: SolveContext) -> Outcome:
+    """Exact MILP (:func:`~.model.build_model`) on the context's back-end; ``optimal`` only when
+    proved, otherwise the incumbent with the bound and gap."""
+    model = build_model(instance)
+    out = model_outcome(ctx, model, lambda x: decode(instance, model, x))
+    out.stats.update(columns=model.num_cols, rows=model.num_rows, nonzeros=int(model.matrix.nnz))
+    return out
+
+
+@PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True,
+                summary="LP relaxation of the MILP: a lower bound on OPT")
+def lp(instance: IntraOpInstance, ctx: SolveContext) -> Outcome:
+    return relaxation_outcome(ctx, build_model(instance))
+
+
+def _brute_size(inst):
+    return inst.search_space_size
+
+
+@PROBLEM.method("brute", kind="exact", fidelity="ours",
+                summary=f"enumerate every plan (prod k_v <= {BRUTE_MAX_PLANS}; for tests)",
+                applicable=size_limit(_brute_size, BRUTE_MAX_PLANS, "prod_v k_v", "brute"))
+def brute(instance: IntraOpInstance, ctx: SolveContext) -> Outcome:
+    """Enumerate all plans, vectorized. Feasibility is computed here from the raw fields (usage of
+    the nodes live at each integer time, costs against the sentinel), not by the checker."""
+    inst = instance
+    k = inst.num_strategies
+    n = inst.num_nodes
+    total = int(np.prod(k))
+    T = inst.horizon
+    live = np.zeros((n, T))
+    for v in range(n):
+        live[v, inst.start[v]:inst.end[v]] = 1.0
+    best_val, best_plan = np.inf, None
+    chunk = 1 << 15
+    for lo in range(0, total, chunk):
+        idx = np.arange(lo, min(total, lo + chunk))
+        plans = np.stack(np.unravel_index(idx, tuple(int(x) for x in k)), axis=1)
+        flat = inst.offsets[:-1] + plans
+        node_cost = inst.cost[flat]
+        value = node_cost.sum(axis=1)
+        bad = (node_cost >= FORBIDDEN).any(axis=1)
+        for e in range(inst.num_edges):
+            u, v = inst.edge_u[e], inst.edge_v[e]
+            c = inst.edge_matrix(e)[plans[:, u], plans[:, v]]
+            value = value + c
+            bad |= c >= FORBIDDEN
+        if inst.usage_limit is not None and T:
+            load = inst.usage[flat] @ live
+            bad |= (load > inst.usage_limit * (1 + 1e-9)).any(axis=1)
+        value = np.where(bad, np.inf, value)
+        i = int(np.argmin(value))
+        if value[i] < best_val:
+            best_val, best_plan = float(value[i]), plans[i]
+    if best_plan is None:
+        from optsched.core.errors import Infeasible
+        raise Infeasible("no plan avoids every forbidden choice within the memory limit")
+    return Outcome(solution={"strategy": best_plan.tolist()}, objective=best_val, bound=best_val, status="optimal")
+
+
+PROBLEM.method("dp", kind="exact", fidelity="ours", applicable=algorithms.dp_applicable,
+               summary="elimination DP (exact on series-parallel graphs without memory binding; "
+                       "else memory-free bound + repair)",
+               options={"rounds": Option(int, 5, "local-search rounds after a memory repair")})(algorithms.dp)
+PROBLEM.method("oneflow", kind="heuristic", fidelity="code",
+               summary="OneFlow: node/edge elimination + GreedyStrategy(4); [ours] memory repair",
+               options={"rounds": Option(int, 3, "memory-aware greedy passes after the repair"),
+                        "final_greedy": Option(bool, True, "run the memory-aware greedy passes"),
+                        "exact_core": Option(bool, False, "enumerate a small core instead of the greedy")},
+               )(algorithms.oneflow)
+PROBLEM.method("lp-round", kind="heuristic", fidelity="ours", uses_backend=True,
+               summary="LP relaxation, largest value per node, memory repair (+ polish); LP value as bound",
+               options={"polish": Option(bool, True, "node and pair sweeps after the repair"),
+                        "rounds": Option(int, 5, "polish rounds")})(algorithms.lp_round)
+PROBLEM.method("local-search", kind="heuristic", fidelity="ours", randomized=True,
+               summary="memory-aware node/pair moves + exact chain DPs (contest-style)",
+               options={"init": Option(str, "oneflow", "oneflow | least-memory | lagrangian"),
+                        "rounds": Option(int, 20, "largest number of rounds"),
+                        "pair_moves": Option(bool, True, "joint moves of an edge's two nodes"),
+                        "group_moves": Option(bool, True, "joint moves of a node and up to 3 neighbours"),
+                        "large_moves": Option(bool, True, "chain and random-path DP moves"),
+                        "random_paths": Option(int, 200, "random induced paths per round"),
+                        "path_length": Option(int, 8, "nodes per random path"),
+                        "regions": Option(int, 50, "random connected regions re-optimized by the elimination DP per round"),
+                        "region_size": Option(int, 40, "nodes per region")})(algorithms.local_search)
+PROBLEM.method("greedy", kind="baseline", fidelity="ours",
+               summary="per node in index order, cheapest given chosen neighbours, memory-aware")(baselines.greedy)
+PROBLEM.method("replicated", kind="baseline", fidelity="ours", applicable=baselines.labelled(baselines.REPLICATED),
+               summary="every node broadcast (B on each axis), memory-repaired")(baselines.replicated)
+PROBLEM.method("data-parallel", kind="baseline", fidelity="ours",
+               applicable=baselines.labelled(baselines.DATA_PARALLEL),
+               summary="every node S(0) on each axis, memory-repaired")(baselines.data_parallel)

@@ -1,0 +1,37 @@
+"""The ``intra-op`` problem record."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, load_iopddl, tiny_instances
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, IntraOpInstance, check
+from .model import build_model
+
+PROBLEM = register_problem(Problem(
+    name="intra-op",
+    title="intra-operator sharding (one strategy per op; OneFlow SBP, IOPDDL)",
+    sense="min",
+    instance_type=IntraOpInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="wave2.md section 2 (OneFlow SBP), section 7(a) (Rhino SPMD ILP)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "graph": Option(str, "transformer", "tiny | transformer | random-sp | random | an operator-graph file"),
+        "layers": Option(int, 1, "transformer blocks"),
+        "hidden": Option(int, 1024, "hidden size"),
+        "tokens": Option(int, 4096, "tokens per batch (batch x sequence)"),
+        "mesh": Option(str, "4", "device mesh: P or P1xP2"),
+        "nodes": Option(int, 12, "nodes of a random graph"),
+        "strategies": Option(int, 4, "most strategies per node of a random graph"),
+        "memory_ratio": Option(float, 1.1, "memory limit / peak of the least-memory plan"),
+    },
+    importers={"iopddl": load_iopddl},
+    build_model=build_model,
+    default_method="milp",
+    reference_method="milp",
+    tiny_instances=tiny_instances,
+))
