@@ -103,7 +103,7 @@ def assign_blocks(graph: Graph, blocks: np.ndarray, k: int, node_weights: np.nda
     A = graph.undirected().adjacency()
     Bmat = (S.T @ A @ S).tocsc()
     bw = np.stack([np.bincount(blocks, weights=row, minlength=nb) for row in node_weights])  # (2, nb)
-    order = np.lexsort((-bw[0], -bw[1]))
+    order = np.lexsort((-bw[0], -bw[-1]))  # most training nodes first (last row), then largest
     loads = np.zeros((node_weights.shape[0], k))
     conn = np.zeros((nb, k))
     block_part = np.full(nb, -1, np.int64)
@@ -153,7 +153,7 @@ def bgl_partition(graph: Graph, k: int, node_weights: np.ndarray, capacities: np
 
     >>> from optsched.graphs import Graph
     >>> g = Graph.from_edges(8, [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4)])
-    >>> parts, _ = bgl_partition(g, 2, np.ones((1, 8)), np.full((1, 2), 4.0), np.random.default_rng(0))
+    >>> parts, _ = bgl_partition(g, 2, np.ones((1, 8)), np.full((1, 2), 5.0), np.random.default_rng(0), block_size=4)
     >>> g.cut_weight(parts)
     1.0
     """
