@@ -50,7 +50,7 @@ def run_cell(params: dict, seed: int) -> dict:
                                        particles=tuple(counts.tolist()), speeds=tuple(speeds.tolist()), contiguous=False)
     mean = weights.sum() / speeds.sum()
     owner_chain = np.repeat(np.arange(RANKS), np.diff(out["cell_bounds"]))
-    row = dict(params, particles_generated=len(pos), cells=len(counts), lower_bound_imbalance=inst.lower_bound / mean)
+    row = dict(params, particles_generated=len(pos), cells=len(counts), lower_bound_imbalance=float(inst.lower_bound / mean))
     for name, owner in (("chain", owner_chain), ("equal_count", np.asarray(equal_count(inst))),
                         ("rcb", np.asarray(recursive_bisection(inst)))):
         loads = np.bincount(owner, weights=weights, minlength=RANKS) / speeds
