@@ -286,11 +286,9 @@ def _nicol(P: np.ndarray, speeds: np.ndarray) -> tuple[float, np.ndarray]:
     for k in range(K):
         sp = float(speeds[k])
         if k == K - 1 or s >= n:
-            # the last processor takes the rest; that value counts only if it is feasible (when
-            # OPT equals an earlier candidate, the path followed here is not OPT's)
-            last = float(P[n] - P[s]) / sp
-            if last < best and _probe(P, speeds, last, None) is not None:
-                best = last
+            # the last processor takes the rest. Every earlier load on this path is below OPT (each
+            # was infeasible as a threshold), so last >= OPT, and any value >= OPT is feasible
+            best = min(best, float(P[n] - P[s]) / sp)
             break
         # smallest end e in (s, n] whose load as a threshold is feasible; ends beyond the reach of
         # the best value so far cannot improve it

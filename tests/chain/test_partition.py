@@ -60,18 +60,11 @@ def test_heterogeneous_speed_order_matters():
     assert min_max_partition(w, [1, 3]).value == 4.0  # the slow one idles: 12/3
 
 
-def test_nicol_last_candidate_needs_its_own_probe():
-    # here OPT is an earlier processor's candidate, and the last processor's remainder on the
-    # path Nicol follows is smaller than OPT but infeasible; accepting it unchecked would
-    # report a value below the optimum (found by enumeration over small chains)
-    found = None
+def test_nicol_equals_enumeration_on_every_small_chain():
+    # exhaustive over 4^5 weight vectors and three speed orders (the hypothesis test samples)
     for w in itertools.product(range(4), repeat=5):
         for s in ([1.0, 2.0, 1.0], [2.0, 1.0, 1.0], [1.0, 1.0, 3.0]):
-            P = prefix_sums(w)
-            ref = brute_min_max(w, s).value
-            if min_max_partition(w, s, method="nicol").value != pytest.approx(ref):
-                found = (w, s)
-    assert found is None
+            assert min_max_partition(w, s, method="nicol").value == pytest.approx(brute_min_max(w, s).value), (w, s)
 
 
 def test_probe_is_monotone_and_exact_at_the_optimum():
