@@ -128,8 +128,8 @@ def assign_blocks(graph: Graph, blocks: np.ndarray, k: int, node_weights: np.nda
         block_part[b] = p
         parts[members[b]] = p
         loads[:, p] += bw[:, b]
-        col = Bmat.getcol(b)
-        conn[col.indices, p] += col.data
+        lo, hi = Bmat.indptr[b], Bmat.indptr[b + 1]
+        conn[Bmat.indices[lo:hi], p] += Bmat.data[lo:hi]
     return parts
 
 
