@@ -153,15 +153,17 @@ def read_edge_list(path: str | Path) -> GraphFile:
         raise ValueError(f"{path.name}: no edges")
     names = [a for p in pairs for a in p]
     if all(re.fullmatch(r"\d+", s) for s in names):
-        ids = sorted({int(s) for s in names})
-        index = {str(i): k for k, i in enumerate(ids)}
+        ids = sorted({int(s) for s in names})  # "007" and "7" are the same node
+        by_int = {i: k for k, i in enumerate(ids)}
+        src = [by_int[int(a)] for a, _ in pairs]
+        dst = [by_int[int(b)] for _, b in pairs]
         labels = tuple(str(i) for i in ids)
     else:
-        index = {}
+        index: dict[str, int] = {}
         for s in names:
             index.setdefault(s, len(index))
+        src = [index[a] for a, _ in pairs]
+        dst = [index[b] for _, b in pairs]
         labels = tuple(index)
-    src = [index[a] for a, _ in pairs]
-    dst = [index[b] for _, b in pairs]
-    graph, loops, dup = simple_graph(len(index), src, dst)
+    graph, loops, dup = simple_graph(len(labels), src, dst)
     return GraphFile(graph, labels, loops, dup)

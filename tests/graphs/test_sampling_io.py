@@ -81,9 +81,12 @@ def test_readers(tmp_path):
     (tmp_path / "bad.index").write_text("1\nx\n")
     with pytest.raises(ValueError, match="line 2"):
         read_index_file(tmp_path / "bad.index")
-    (tmp_path / "e.txt").write_text("5 7\n7 9\n")
+    (tmp_path / "e.txt").write_text("5 7\n007 9\n")
     gf = read_edge_list(tmp_path / "e.txt")
     assert gf.labels == ("5", "7", "9") and gf.graph.num_edges == 2
+    (tmp_path / "loops.txt").write_text("1 1\n")
+    gf = read_edge_list(tmp_path / "loops.txt")
+    assert gf.graph.num_nodes == 1 and gf.graph.num_edges == 0 and gf.self_loops == 1
     (tmp_path / "empty.txt").write_text("# nothing\n")
     with pytest.raises(ValueError, match="no edges"):
         read_edge_list(tmp_path / "empty.txt")
