@@ -12,10 +12,11 @@ minimum; with K fixed, any further allowed cuts can be added, since splitting a 
 raises its time. So T is feasible iff greedy count <= K_max and (K fixed) the number of allowed
 cuts is >= K - 1.
 
-Search [ours]: the optimum is a candidate value (an interval time or a transfer time). Bisect on
-real T until the bracket (lo, hi] holds at most 4n candidates (counted with ``searchsorted``),
-then enumerate them and binary-search the sorted candidates with the probe: exact. Each probe is
-O(K log n) (``searchsorted`` jumps); the whole search O(n log n + log(range) K log n).
+Search: the shared chain layer (:func:`optsched.chain.min_max_partition`, method ``bisect``) finds
+the least feasible threshold with at most K_max stages (equal speeds, transfer times as cut
+costs; a stage it leaves empty is simply not used). With K fixed, the least T with K - 1 allowed
+cuts is the (K-1)-th smallest transfer time; both conditions are up-closed in T, so the optimum is
+the larger of the two values. Exact; O(n log n + log(range) K log n).
 
 >>> from optsched.problems.pipeline_partition.generate import chain_instance
 >>> inst = chain_instance([1, 1, 1, 1], stages=2, topology="flat:2:1000", max_replicas=1)
@@ -27,6 +28,8 @@ O(K log n) (``searchsorted`` jumps); the whole search O(n log n + log(range) K l
 from __future__ import annotations
 
 import numpy as np
+
+from optsched.chain import min_max_partition, probe
 
 from .instance import PipelinePartitionInstance
 
@@ -59,66 +62,14 @@ def min_bottleneck(instance: PipelinePartitionInstance) -> tuple[float, list[int
         x = np.full(n, np.inf)
     fixed = instance.stages
     kmax = fixed or min(n, N)
-
-    def probe(T: float) -> list[int] | None:
-        allowed = x <= T
-        allowed[0] = False
-        idx = np.where(allowed, np.arange(n), -1)
-        last_allowed = np.maximum.accumulate(idx)
-        if fixed is not None and int(allowed.sum()) < fixed - 1:
-            return None
-        cuts, s = [], 0
-        while True:
-            e = int(np.searchsorted(W, W[s] + T, side="right")) - 1
-            while e + 1 <= n and W[e + 1] - W[s] <= T:
-                e += 1
-            while e > s and W[e] - W[s] > T:
-                e -= 1
-            if e >= n:
-                break
-            cut = int(last_allowed[e]) if e < n else -1
-            if cut <= s or len(cuts) + 1 >= kmax:
-                return None
-            cuts.append(cut)
-            s = cut
-        if fixed is not None and len(cuts) < fixed - 1:
-            extra = [p for p in np.flatnonzero(allowed) if p not in set(cuts)]
-            cuts = sorted(cuts + [int(p) for p in extra[:fixed - 1 - len(cuts)]])
-        return cuts
-
-    lo = 0.0
-    hi = float(max(W[-1], np.max(x[1:]) if n > 1 else 0.0)) if fixed and fixed > 1 else float(W[-1])
-    if fixed and fixed > 1:
-        hi = float(max(W[-1], np.max(x[1:])))
-    while probe(hi) is None:  # only float noise can make the full range fail; widen it
-        hi = hi * 2 + 1e-300
-    starts = W[:-1]
-
-    def count(a: float, b: float) -> int:
-        return int(np.sum(np.searchsorted(W, starts + b, "right") - np.searchsorted(W, starts + a, "right"))
-                   + np.sum((x > a) & (x <= b)))
-
-    while count(lo, hi) > 4 * n:
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        if probe(mid) is None:
-            lo = mid
-        else:
-            hi = mid
-    first = np.searchsorted(W, starts + lo, "right")
-    last = np.searchsorted(W, starts + hi, "right")
-    lengths = last - first
-    rows = np.repeat(np.arange(n), lengths)
-    cols = np.concatenate([np.arange(a, b) for a, b in zip(first, last)]) if lengths.sum() else np.zeros(0, int)
-    cand = np.concatenate([W[cols] - W[rows], x[(x > lo) & (x <= hi)], [hi]])
-    cand = np.unique(cand[(cand > lo) & (cand <= hi)])
-    a, b = 0, len(cand) - 1  # probe(cand[b]) feasible (cand[b] = hi)
-    while a < b:
-        m = (a + b) // 2
-        if probe(float(cand[m])) is None:
-            a = m + 1
-        else:
-            b = m
-    value = float(cand[b])
-    return value, probe(value)
+    cut_cost = np.concatenate([x, [np.inf]])  # position n is the chain's end, never a cut
+    value = min_max_partition(prefix=W, speeds=np.ones(kmax), cut_cost=cut_cost, method="bisect").value
+    if fixed is not None and fixed > 1:
+        value = max(value, float(np.sort(x[1:])[fixed - 2]))
+    bounds = probe(W, np.ones(kmax), value, cut_cost=cut_cost)
+    cuts = sorted({int(b) for b in bounds[1:-1] if 0 < b < n})
+    if fixed is not None and len(cuts) < fixed - 1:
+        taken = set(cuts)
+        extra = [int(p) for p in np.flatnonzero(x <= value) if p > 0 and p not in taken]
+        cuts = sorted(cuts + extra[:fixed - 1 - len(cuts)])
+    return value, cuts

@@ -17,15 +17,20 @@ to the exact MILP is reported in T7 and tested on small graphs.
   ``networkx``'s Kernighan-Lin swaps between every pair of used servers until no pass improves the
   cut. O(g) for one server; O(P * KL(g)) with P passes over the server pairs otherwise.
 * :func:`place_random` -- the fewest servers, nodes shuffled (baseline "random placement").
+
+The model, the fills and the Kernighan-Lin refinement are the shared primitives of
+:mod:`optsched.graphs.placement` and :mod:`optsched.graphs.refine`.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Sequence
 
 import numpy as np
 
+from optsched.graphs import Graph
+from optsched.graphs.placement import decode_assignment, fill_in_order, min_cut_model, shuffled_fill
+from optsched.graphs.refine import pairwise_kl_refine
 from optsched.simulation.cluster import FifoPolicy
 
 from .instance import SrptJob
@@ -40,13 +45,6 @@ def _server_counts(free: Sequence[int], demand: int) -> dict[int, int]:
     return counts
 
 
-def _contiguous(counts: dict[int, int]) -> list[int]:
-    servers = []
-    for s, c in counts.items():
-        servers += [s] * c
-    return servers
-
-
 def place_greedy_kl(job: SrptJob, free: Sequence[int]) -> list[int]:
     """Greedy fill + pairwise Kernighan-Lin refinement; returns the server of every node.
 
@@ -58,69 +56,23 @@ def place_greedy_kl(job: SrptJob, free: Sequence[int]) -> list[int]:
     (True, 2.0)
     """
     counts = _server_counts(free, job.gpus)
-    servers = _contiguous(counts)
+    servers = fill_in_order(counts)
     if len(counts) == 1 or not job.edges:
         return servers
-    import networkx as nx
-    from networkx.algorithms.community import kernighan_lin_bisection
-
-    graph = nx.Graph()
-    graph.add_nodes_from(range(job.gpus))
-    for u, v, w in job.edges:
-        if graph.has_edge(u, v):
-            graph[u][v]["weight"] += w
-        else:
-            graph.add_edge(u, v, weight=w)
-    best = job.cut_bytes(servers)
-    for _ in range(2 * len(counts)):
-        improved = False
-        for a, b in itertools.combinations(sorted(counts), 2):
-            part_a = {v for v in range(job.gpus) if servers[v] == a}
-            part_b = {v for v in range(job.gpus) if servers[v] == b}
-            sub = graph.subgraph(part_a | part_b)
-            left, right = kernighan_lin_bisection(sub, partition=(part_a, part_b), weight="weight", seed=0)
-            if len(left) != len(part_a):  # networkx may return the two sides swapped
-                left, right = right, left
-            trial = list(servers)
-            for v in left:
-                trial[v] = a
-            for v in right:
-                trial[v] = b
-            cut = job.cut_bytes(trial)
-            if cut < best - 1e-12 * max(1.0, best):
-                servers, best, improved = trial, cut, True
-        if not improved:
-            break
-    return servers
+    u, v, w = job.edge_array
+    graph = Graph(job.gpus, u, v, w)
+    return pairwise_kl_refine(graph, servers, cut=job.cut_bytes)
 
 
 def place_random(job: SrptJob, free: Sequence[int], rng: np.random.Generator) -> list[int]:
     """The fewest servers (as greedy), nodes assigned in a random order."""
-    servers = _contiguous(_server_counts(free, job.gpus))
-    return [servers[k] for k in rng.permutation(job.gpus)]
+    return shuffled_fill(_server_counts(free, job.gpus), rng)
 
 
 def build_placement_model(job: SrptJob, free: Sequence[int]):
     """The placement MILP over the servers with free GPUs (columns ``x`` then ``z``)."""
-    from optsched.core.linear import ModelBuilder
-
-    usable = [s for s, f in enumerate(free) if f > 0]
-    g, m = job.gpus, len(usable)
     u, v, w = job.edge_array
-    b = ModelBuilder(f"placement-job{job.id}", "min")
-    x = b.add_block("x", (g, m), upper=1.0, integer=True)
-    z = b.add_block("z", (len(w), m), upper=1.0, cost=np.repeat(w / 2.0, m).reshape(len(w), m))
-    b.add_sparse_rows("assign", np.repeat(np.arange(g), m), x.ravel(), np.ones(g * m), g, lower=1.0, upper=1.0)
-    b.add_sparse_rows("capacity", np.tile(np.arange(m), g), x.ravel(), np.ones(g * m), m,
-                      upper=np.asarray([free[s] for s in usable], float))
-    if len(w):
-        e = np.arange(len(w) * m)
-        ze, xu, xv = z.ravel(), x[u].ravel(), x[v].ravel()
-        rows = np.concatenate([e, e, e, len(e) + e, len(e) + e, len(e) + e])
-        cols = np.concatenate([ze, xu, xv, ze, xv, xu])
-        vals = np.tile(np.concatenate([np.ones(len(e)), -np.ones(len(e)), np.ones(len(e))]), 2)
-        b.add_sparse_rows("cut", rows, cols, vals, 2 * len(e), lower=0.0)
-    return b.build(), usable
+    return min_cut_model(job.gpus, u, v, w, list(free), name=f"placement-job{job.id}")
 
 
 def place_milp(job: SrptJob, free: Sequence[int], solve_model) -> tuple[list[int] | None, str, float]:
@@ -136,8 +88,7 @@ def place_milp(job: SrptJob, free: Sequence[int], solve_model) -> tuple[list[int
         if sol.status == "time_limit":
             return None, sol.status, 0.0
         raise RuntimeError(f"placement MILP returned no point ({sol.status}: {sol.message})")
-    x = model.block_values(sol.x, "x")
-    servers = [usable[int(k)] for k in np.argmax(x, axis=1)]
+    servers = decode_assignment(model, sol.x, usable)
     return servers, sol.status, float(sol.bound) if sol.bound is not None else 0.0
 
 

@@ -1,0 +1,169 @@
+"""Readers of data-graph files into a :class:`~optsched.graphs.Graph` (undirected, unit weights).
+
+* :func:`read_planetoid_graph` -- ``ind.<name>.graph`` of kimiyoung/planetoid: a Python pickle of
+  a ``collections.defaultdict(list)`` adjacency dict (protocol 2, Python-2 era). Read with a
+  restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict`` and
+  ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code).
+* :func:`read_index_file` -- one integer node id per line (``ind.<name>.test.index``).
+* :func:`read_edge_list` -- a text edge list: one ``u v`` pair per line (whitespace, comma or
+  tab separated; further columns ignored; ``#`` and ``%`` comment lines), integer or string ids.
+
+Every reader raises :class:`ValueError` with the line or entry at fault; problem importers wrap it
+into :class:`~optsched.core.errors.InvalidInstanceError`. Self-loops and repeated edges are merged
+away (a self-loop is never cut; a repeated undirected edge is the same edge) and counted in the
+returned :class:`GraphFile` so that importers can report them.
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "g.txt")
+>>> _ = open(path, "w").write("# toy\\n1 2\\n2 3\\n3 1\\n2 1\\n")
+>>> gf = read_edge_list(path)
+>>> gf.graph.num_nodes, gf.graph.num_edges, gf.duplicates, gf.labels
+(3, 3, 1, ('1', '2', '3'))
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .record import Graph
+
+__all__ = ["GraphFile", "read_planetoid_graph", "read_index_file", "read_edge_list", "simple_graph"]
+
+
+@dataclass(frozen=True)
+class GraphFile:
+    """A graph read from a file: the simple undirected graph, the node labels as written (None
+    when nodes are the integers ``0..n-1`` of the file), and what was merged away."""
+
+    graph: Graph
+    labels: tuple[str, ...] | None
+    self_loops: int
+    duplicates: int
+
+
+def simple_graph(num_nodes: int, src, dst) -> tuple[Graph, int, int]:
+    """The simple undirected unit-weight graph on the given endpoint pairs, with the number of
+    self-loops and repeated pairs dropped."""
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    loops = int(np.sum(src == dst))
+    keep = src != dst
+    a, b = np.minimum(src[keep], dst[keep]), np.maximum(src[keep], dst[keep])
+    key = np.unique(a * max(num_nodes, 1) + b)
+    dup = int(keep.sum() - len(key))
+    u, v = key // max(num_nodes, 1), key % max(num_nodes, 1)
+    return Graph(num_nodes, u, v, np.ones(len(u))), loops, dup
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    ALLOWED = {("collections", "defaultdict"), ("builtins", "list"), ("__builtin__", "list"),
+               ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int")}
+
+    def find_class(self, module, name):
+        if (module, name) in self.ALLOWED:
+            import builtins
+            import collections
+
+            return getattr(collections if module == "collections" else builtins, name)
+        raise pickle.UnpicklingError(f"forbidden global {module}.{name} in a graph pickle")
+
+
+def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None) -> tuple[GraphFile, np.ndarray | None]:
+    """The graph of a planetoid ``ind.<name>.graph`` file, and the test node ids when
+    ``test_index`` is given (nodes are the integers of the dict; ``n`` = 1 + the largest id seen
+    in the dict, its lists or the test index, so isolated test nodes exist).
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        adj = _RestrictedUnpickler(io.BytesIO(raw), encoding="latin1").load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
+        raise ValueError(f"{path.name} is not a planetoid graph pickle: {exc}") from None
+    if not isinstance(adj, dict):
+        raise ValueError(f"{path.name}: the pickle holds a {type(adj).__name__}, not an adjacency dict")
+    src, dst = [], []
+    for u, nbrs in adj.items():
+        if not isinstance(u, int) or u < 0:
+            raise ValueError(f"{path.name}: node key {u!r} is not a non-negative integer")
+        if not isinstance(nbrs, (list, tuple)):
+            raise ValueError(f"{path.name}: node {u}: neighbours must be a list, got {type(nbrs).__name__}")
+        for v in nbrs:
+            if not isinstance(v, int) or v < 0:
+                raise ValueError(f"{path.name}: node {u}: neighbour {v!r} is not a non-negative integer")
+            src.append(u)
+            dst.append(v)
+    test = read_index_file(test_index) if test_index is not None else None
+    n = 1 + max([max(adj, default=-1), max(src + dst, default=-1), int(test.max()) if test is not None and
+                 len(test) else -1])
+    graph, loops, _ = simple_graph(n, src, dst)
+    # an undirected edge normally appears in both endpoints' lists: count repeats within a list only
+    s, d = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    dup = int(len(s) - len(np.unique(s * max(n, 1) + d)))
+    return GraphFile(graph, None, loops, dup), test
+
+
+def read_index_file(path: str | Path) -> np.ndarray:
+    """Non-negative integers, one per line (blank lines ignored)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if not re.fullmatch(r"\d+", line):
+            raise ValueError(f"{path.name} line {lineno}: {line!r} is not a non-negative integer")
+        out.append(int(line))
+    return np.asarray(out, dtype=np.int64)
+
+
+def read_edge_list(path: str | Path) -> GraphFile:
+    """A text edge list as a simple undirected graph.
+
+    Ids that are all non-negative integers keep their order (relabelled ``0..n-1`` by rank, labels
+    kept); otherwise nodes are numbered in order of first appearance.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path} as text: {exc}") from None
+    pairs = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line[0] in "#%":
+            continue
+        fields = [f for f in re.split(r"[\s,;]+", line) if f]
+        if len(fields) < 2:
+            raise ValueError(f"{path.name} line {lineno}: expected two node ids, got {line!r}")
+        pairs.append((fields[0], fields[1]))
+    if not pairs:
+        raise ValueError(f"{path.name}: no edges")
+    names = [a for p in pairs for a in p]
+    if all(re.fullmatch(r"\d+", s) for s in names):
+        ids = sorted({int(s) for s in names})  # "007" and "7" are the same node
+        by_int = {i: k for k, i in enumerate(ids)}
+        src = [by_int[int(a)] for a, _ in pairs]
+        dst = [by_int[int(b)] for _, b in pairs]
+        labels = tuple(str(i) for i in ids)
+    else:
+        index: dict[str, int] = {}
+        for s in names:
+            index.setdefault(s, len(index))
+        src = [index[a] for a, _ in pairs]
+        dst = [index[b] for _, b in pairs]
+        labels = tuple(index)
+    graph, loops, dup = simple_graph(len(labels), src, dst)
+    return GraphFile(graph, labels, loops, dup)

@@ -1,0 +1,32 @@
+"""Registration of ``feature-cache``."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, import_planetoid_cache, tiny_instances
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, FeatureCacheInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="feature-cache",
+    title="GNN feature cache over a fixed read sequence (BGL)",
+    sense="min",
+    instance_type=FeatureCacheInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="wave2.md §3 (b)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "nodes": Option(int, 500, "graph nodes"),
+        "train_fraction": Option(float, 0.2, "fraction of nodes that are training seeds"),
+        "batch_size": Option(int, 16, "seeds per mini-batch"),
+        "cache_fraction": Option(float, 0.1, "capacity as a fraction of the nodes"),
+        "order": Option(str, "proximity", "seed order: random or proximity (BFS)"),
+    },
+    importers={"planetoid-cache": import_planetoid_cache},
+    default_method="fifo",
+    reference_method="min",
+    tiny_instances=tiny_instances,
+))

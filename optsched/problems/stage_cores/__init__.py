@@ -1,0 +1,16 @@
+"""``stage-cores``: integer CPU cores per preprocessing stage (BGL's resource isolation; spec wave2 §3c).
+
+Maximize the slowest stage's throughput ``min_i r_i c_i`` with ``sum c_i <= C``. Methods: ``milp``,
+``greedy`` (exact, marginal allocation), ``brute`` (tests); baselines ``equal``, ``proportional``.
+"""
+
+from __future__ import annotations
+
+from . import methods
+from .algorithms import brute_force, equal_split, greedy_bottleneck, proportional_split
+from .generate import generate
+from .instance import StageCoresInstance, check
+from .problem import PROBLEM
+
+__all__ = ["PROBLEM", "StageCoresInstance", "check", "generate", "greedy_bottleneck", "brute_force", "equal_split",
+           "proportional_split", "methods"]
