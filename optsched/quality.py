@@ -197,8 +197,10 @@ def load_table(root: Path, problem: str) -> dict:
     return json.loads((root / f"{problem.replace('-', '_')}.json").read_text())
 
 
-def regressions(table: dict, problem=None, methods: list[str] | None = None) -> list[str]:
-    """Re-run the recorded methods on the recorded instances; every value worse than recorded."""
+def regressions(table: dict, methods: list[str] | None = None, options: dict | None = None) -> list[str]:
+    """Re-run the recorded methods on the recorded instances; every value worse than recorded.
+
+    ``options`` replaces the recorded methods' options (to show that a step matters)."""
     qset = QUALITY_SETS[table["problem"]]
     out = []
     for row in table["rows"]:
@@ -213,7 +215,7 @@ def regressions(table: dict, problem=None, methods: list[str] | None = None) -> 
                 continue
             if rec["status"] == "not applicable":
                 continue
-            r = run_method(inst, name, options=qset.method_options.get(name))
+            r = run_method(inst, name, options=options if options is not None else qset.method_options.get(name))
             if rec["status"] == "infeasible":
                 if r.status not in ("infeasible", "optimal", "feasible"):
                     out.append(f"{table['problem']} {inst_rec['preset']} s{inst_rec['seed']} {name}: {r.status} "

@@ -80,3 +80,21 @@ def test_a_worse_method_is_caught(monkeypatch):
     monkeypatch.setattr(q, "run_method", worse)
     bad = regressions(table, methods=["greedy"])
     assert len(bad) == len(table["rows"])
+
+
+# Each documented step that a method exposes as an option, switched off: the recorded instances
+# must show the difference (a worse value on at least one of them). Steps without an option are
+# switched off by source mutations in tests/mutations.py (category "step").
+STEP_OPTIONS = [
+    ("smd", "smd", {"polish": False}),               # greedy polish of every inner solution
+    ("smd", "lp-round", {"fill": False}),            # greedy fill of the rounded jobs
+    ("ps-locality", "rr", {"trials": 1}),            # best of trials
+    ("srpt", "a-srpt", {"preemption": False}),       # preemption by the virtual SRPT order
+]
+
+
+@pytest.mark.parametrize("problem,method,options", STEP_OPTIONS, ids=[f"{p}-{m}-{next(iter(o))}" for p, m, o in STEP_OPTIONS])
+def test_each_optional_step_changes_a_recorded_result(problem, method, options):
+    table = load_table(ROOT, problem)
+    assert regressions(table, methods=[method], options=options), \
+        f"switching off {options} of {method} changes no recorded value: the instances do not exercise it"

@@ -31,16 +31,26 @@ def test_feasible():
     assert_feasible(P, inst(), {"cuts": [], "devices": [[1]]})
 
 
-def test_memory_of_one_stage():
-    # device 0 holds 1 MB: the first stage's parameters alone (30 MB) do not fit; device 1 is unchanged
+# stage 1 = layers 0-1: parameters 3e7 x optimizer_factor 4 = 1.2e8 bytes, plus 2 microbatches in
+# flight (1F1B, K - k = 2) x stash (3e7 + 6e7) x microbatch 0.25 = 4.5e7: 1.65e8 bytes per device;
+# with 2 replicas the stash splits: 1.2e8 + 2 x 2.25e7 / 2 = 1.425e8
+NEED, NEED_REPLICATED = 165e6, 142.5e6
+
+
+def test_memory_of_one_stage_at_its_boundary():
+    assert_feasible(P, inst(device_memory_bytes=[NEED, 16e9, 16e9]), GOOD)
+    assert_only(P, inst(device_memory_bytes=[NEED - 1, 16e9, 16e9]), GOOD,
+                r"^stage 1 needs 1.65e\+08 bytes per device, its devices hold 1.65e\+08$")
     small = inst(device_memory_bytes=[1e6, 16e9, 16e9])
-    assert_only(P, small, GOOD, r"^stage 1 needs [0-9.e+]+ bytes per device, its devices hold 1e\+06$")
+    assert_only(P, small, GOOD, r"^stage 1 needs 1.65e\+08 bytes per device, its devices hold 1e\+06$")
     assert_feasible(P, small, {"cuts": [2], "replicas": [1, 1], "devices": [[2], [1]]})
 
 
 def test_memory_counts_replicas_by_their_smallest_device():
-    small = inst(device_memory_bytes=[16e9, 16e9, 1e6])
-    assert_only(P, small, {"cuts": [2], "replicas": [2, 1], "devices": [[0, 2], [1]]}, r"^stage 1 needs .* hold 1e\+06$")
+    plan = {"cuts": [2], "replicas": [2, 1], "devices": [[0, 2], [1]]}
+    assert_feasible(P, inst(device_memory_bytes=[16e9, 16e9, NEED_REPLICATED]), plan)
+    assert_only(P, inst(device_memory_bytes=[16e9, 16e9, NEED_REPLICATED - 1]), plan,
+                r"^stage 1 needs 1.425e\+08 bytes per device, its devices hold 1.425e\+08$")
 
 
 def test_mapping_is_injective():
