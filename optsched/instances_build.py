@@ -1,5 +1,6 @@
 """``make instances``: regenerate ``instances/<problem>/`` for every problem that provides
-``build_reference_instances(out_dir)`` in its package's ``references`` module."""
+``build_reference_instances(out_dir)`` in its package's ``references`` module, and the recorded
+quality of every non-exact method in ``instances/quality/`` (:mod:`optsched.quality`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
         except ModuleNotFoundError:
             continue
         module.build_reference_instances(root / name.replace("-", "_"))
+    from optsched.quality import build_quality_tables
+
+    build_quality_tables(root / "quality")
     return 0
 
 

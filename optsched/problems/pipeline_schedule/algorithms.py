@@ -380,8 +380,16 @@ def brute(instance: PipelineScheduleInstance, ctx: SolveContext) -> Outcome:
     cap = instance.cap_array
     first = [o for o in _stage_orders(M, True)]
     rest = [o for o in _stage_orders(M, False)]
-    candidates = [[o for o in (first if k == 0 else rest)
-                   if peak_inflight((np.array([o]) >= M).astype(np.int8))[0] <= cap[k]] for k in range(K)]
+    def most_in_flight(order) -> int:
+        # counted here, not with the simulator's peak_inflight that the checker uses: the brute
+        # force decides the cap on its own (a forward code < M enters, a backward code >= M leaves)
+        live = peak = 0
+        for code in order:
+            live += 1 if code < M else -1
+            peak = max(peak, live)
+        return peak
+
+    candidates = [[o for o in (first if k == 0 else rest) if most_in_flight(o) <= cap[k]] for k in range(K)]
     best = None
     for combo in itertools.product(*candidates):
         codes = np.array(combo)

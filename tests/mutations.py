@@ -1,0 +1,325 @@
+"""Hand mutation testing of the suite: break the code in realistic ways, one at a time, and see
+whether a test fails.
+
+Each mutation replaces one exact snippet of a source file (it must occur exactly once). The
+script copies the worktree to a temporary folder, applies a mutation there, runs the mutation's
+problem tests, restores the file, and reports ``killed`` (some test failed) or ``survived``.
+Tests run in two stages: first the fast, focused ones (the problem's checker-constraint tests and
+its quality table), then, only if the mutation survived them, the problem's whole non-slow test
+folder and its conformance tests. The working tree itself is never modified.
+
+    PYTHONPATH=$PWD python tests/mutations.py                 # all mutations
+    PYTHONPATH=$PWD python tests/mutations.py smd-polish-off   # some, by id
+    PYTHONPATH=$PWD python tests/mutations.py --list
+
+The heuristic-step mutations (category ``step``) double as the demonstration that each
+documented step of a method changes a recorded quality value: disabling the step must make
+``tests/test_quality.py`` (or another test) fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+
+@dataclass(frozen=True)
+class Mutation:
+    id: str
+    problem: str
+    category: str      # checker | step | bound | error-path | simulator
+    path: str
+    old: str
+    new: str
+    what: str
+
+
+M = Mutation
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers: stop enforcing one constraint ------------------------------------------------------
+    M("mknap-capacity", "mknap", "checker", PP + "mknap/instance.py",
+      "np.flatnonzero(load > instance.capacity_array)", "np.flatnonzero(load > 2 * instance.capacity_array)",
+      "capacity rows enforced at twice their value"),
+    M("mknap-duplicate", "mknap", "checker", PP + "mknap/instance.py",
+      "if len(set(selected)) != len(selected):", "if False:", "an item may be selected twice"),
+    M("okn-capacity", "online-knapsack", "checker", PP + "online_knapsack/instance.py",
+      "if load > CAPACITY + CAPACITY_TOL:", "if load > 1.5 * CAPACITY + CAPACITY_TOL:", "capacity 1.5 instead of 1"),
+    M("okn-duplicate", "online-knapsack", "checker", PP + "online_knapsack/instance.py",
+      "if len(set(accepted)) != len(accepted):", "if False:", "a request may be accepted twice"),
+    M("smd-capacity", "smd", "checker", PP + "smd/instance.py",
+      "load > cap + CAPACITY_RTOL", "load > 2 * cap + CAPACITY_RTOL", "resource capacities doubled"),
+    M("smd-deferrable", "smd", "checker", PP + "smd/instance.py",
+      "if not job.deferrable:", "if False:", "non-deferrable jobs may be deferred"),
+    M("smd-range", "smd", "checker", PP + "smd/instance.py",
+      "1 <= s <= job.max_parameter_servers", "1 <= s", "parameter servers above the job's maximum"),
+    M("psl-gpu-only-capacity", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "over = np.argwhere(load > cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "over = np.argwhere(load[:, :1] > cap[:, :1] * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "capacity checked on the GPU column only (the audit's ps-locality breakage)"),
+    M("psl-capacity", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "over = np.argwhere(load > cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "over = np.argwhere(load > 2 * cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)", "every capacity doubled"),
+    M("psl-arrival", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "early = np.flatnonzero(slot < instance.arrival[job])", "early = np.flatnonzero(slot < 0)",
+      "allocations before arrival allowed"),
+    M("psl-max-workers", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(sx + sy > W)", "np.flatnonzero(sx + sy > 2 * W)", "max_workers doubled"),
+    M("psl-one-machine", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(n_colo_machines > 1)", "np.flatnonzero(n_colo_machines > 9)",
+      "co-location over several machines allowed"),
+    M("psl-both-modes", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "(n_colo_machines > 0) & (n_spread > 0)", "(n_colo_machines > 0) & (n_spread > 9)",
+      "co-located and spread at once allowed"),
+    M("psl-colo-fan", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(fan * sp < sx)", "np.flatnonzero(fan * sp < sx - 9)", "co-located PS fan-out ignored"),
+    M("psl-spread-fan", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(fan * sq < sy)", "np.flatnonzero(fan * sq < sy - 9)", "spread PS fan-out ignored"),
+    M("psl-duplicate", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "uniq[counts > 1][:5]", "uniq[counts > 9][:5]", "duplicate rows allowed"),
+    M("rarm-gpu-count", "rar-makespan", "checker", PP + "rar_makespan/instance.py",
+      "if len(mine) != instance.jobs[j].gpus:", "if len(mine) < instance.jobs[j].gpus:",
+      "more GPUs than the job needs accepted"),
+    M("rarm-gpu-twice", "rar-makespan", "checker", PP + "rar_makespan/instance.py",
+      "if len({tuple(g) for g in mine}) != len(mine):", "if False:", "a GPU assigned twice to one job"),
+    M("rarm-gpu-exists", "rar-makespan", "checker", PP + "rar_makespan/instance.py",
+      "0 <= g < instance.servers[s]", "0 <= g <= instance.servers[s]", "one GPU past the server's last"),
+    M("raro-arrival", "rar-online", "checker", PP + "rar_online/instance.py",
+      "if t < instance.jobs[j].arrival:", "if t < 0:", "allocations before arrival allowed"),
+    M("raro-workers", "rar-online", "checker", PP + "rar_online/instance.py",
+      "if w > instance.jobs[j].max_workers:", "if w > 2 * instance.jobs[j].max_workers:", "max_workers doubled"),
+    M("raro-gpus", "rar-online", "checker", PP + "rar_online/instance.py",
+      "gpu_use > np.asarray(instance.servers)[:, None]", "gpu_use > 2 * np.asarray(instance.servers)[:, None]",
+      "server GPUs doubled"),
+    M("raro-links", "rar-online", "checker", PP + "rar_online/instance.py",
+      "over = link_use > caps[:, None] * (1 + 1e-12)", "over = link_use > 2 * caps[:, None] * (1 + 1e-12)",
+      "link capacities doubled"),
+    M("pp-memory", "pipeline-partition", "checker", PP + "pipeline_partition/instance.py",
+      "if req > cap * (1 + 1e-12):", "if req > 2 * cap * (1 + 1e-12):",
+      "memory doubled (the audit's pipeline-partition breakage)"),
+    M("pp-injective", "pipeline-partition", "checker", PP + "pipeline_partition/instance.py",
+      "elif len(set(flat)) != len(flat):", "elif False:", "a device may serve two stages"),
+    M("pp-replicas", "pipeline-partition", "checker", PP + "pipeline_partition/instance.py",
+      "len(g) > instance.replica_limit for g", "len(g) > instance.replica_limit + 1 for g", "one replica too many"),
+    M("pp-stages", "pipeline-partition", "checker", PP + "pipeline_partition/instance.py",
+      "if instance.stages is not None and K != instance.stages:", "if False:", "fixed stage count ignored"),
+    M("ps-cap", "pipeline-schedule", "checker", PP + "pipeline_schedule/instance.py",
+      "sim.peak_inflight > np.asarray(instance.inflight_cap)", "sim.peak_inflight > 1 + np.asarray(instance.inflight_cap)",
+      "in-flight cap one higher"),
+    M("srpt-arrival", "srpt", "checker", PP + "srpt/instance.py",
+      "work, last_end = 0.0, job.arrival", "work, last_end = 0.0, 0.0",
+      "segments may start before arrival (the audit's srpt breakage)"),
+    M("srpt-capacity", "srpt", "checker", PP + "srpt/instance.py",
+      "held > instance.gpus_per_server[server]", "held > 2 * instance.gpus_per_server[server]", "server GPUs doubled"),
+    M("srpt-work", "srpt", "checker", PP + "srpt/instance.py",
+      "if work < job.iterations * (1 - WORK_RTOL):", "if work < 0.9 * job.iterations * (1 - WORK_RTOL):",
+      "10% of the iterations may be missing"),
+    M("srpt-overhead", "srpt", "checker", PP + "srpt/instance.py",
+      "overhead = instance.restart_overhead if k else 0.0", "overhead = 0.0", "restarts cost nothing"),
+    M("srpt-missing", "srpt", "checker", PP + "srpt/instance.py",
+      "    if missing:\n", "    if False:\n", "jobs may be left out"),
+    # -- heuristic steps -----------------------------------------------------------------------------
+    M("smd-polish-off", "smd", "step", PP + "smd/smd.py",
+      'if opts["polish"] else res.choice', "if False else res.choice", "smd: no greedy polish of inner solutions"),
+    M("smd-fill-off", "smd", "step", PP + "smd/mcmkp.py",
+      "    if fill:\n", "    if False:\n", "lp-round: no greedy fill of the rounded jobs"),
+    M("smd-improve-noop", "smd", "step", PP + "smd/configurations.py",
+      "if costs[best] < costs[current]:", "if False:", "improve_greedily never moves a job (fill, polish, repair)"),
+    M("smd-repair-one-pass", "smd", "step", PP + "smd/smd.py",
+      "choice = improve_greedily(reduced, cfg, cap, low, order)\n    return improve_greedily(a, cfg, cap, choice, order)",
+      "return low", "smd: Lagrangian repair keeps the least-resource columns"),
+    M("smd-best-of-inner", "smd", "step", PP + "smd/smd.py",
+      "if trial_value < best_value:", "if False:", "smd: line-search trials never become the incumbent"),
+    M("sjf-bco-order", "rar-makespan", "step", PP + "rar_makespan/algorithms.py",
+      "key=lambda j: (instance.jobs[j].gpus, j))", "key=lambda j: (-instance.jobs[j].gpus, j))",
+      "SJF-BCO: largest job first instead of smallest"),
+    M("sjf-bco-best-kappa", "rar-makespan", "step", PP + "rar_makespan/algorithms.py",
+      "if best is None or sched.makespan < best[0]:", "if best is None:", "SJF-BCO: first kappa, not the best"),
+    M("sjf-bco-least-busy", "rar-makespan", "step", PP + "rar_makespan/algorithms.py",
+      "pick = cand[np.argsort(busy[cand], kind=\"stable\")[:g]]", "pick = cand[:g]",
+      "SJF-BCO: first eligible GPUs instead of the least busy"),
+    M("rr-first-trial", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "if value is not None and value < best_value:", "if value is not None and best is None:",
+      "rr: first trial instead of the best of trials"),
+    M("rr-repair-no-grow", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "        for i in active:\n            s.grow(i)", "        for i in active[:0]:\n            s.grow(i)",
+      "rr repair: unfinished jobs do not use the room left"),
+    M("rr-repair-order", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "order = np.lexsort((np.arange(instance.num_jobs), tau))",
+      "order = np.lexsort((np.arange(instance.num_jobs), -tau))", "rr repair: latest sampled completion first"),
+    M("list-feed-rule", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "feed = k < K - 1 and not fq[k + 1] and inflight[k + 1] < cap[k + 1]", "feed = False",
+      "list: no forward-first tie rule for a starving next stage"),
+    M("list-earliest-start", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "cand = (max(free[k], bq[k][0][0]), 1 if feed else 0, k, BACKWARD)",
+      "cand = (max(free[k], bq[k][0][0]) + 1.0, 1 if feed else 0, k, BACKWARD)",
+      "list: backwards ranked one unit later than their earliest start"),
+    M("list-tie-kind", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "cand = (max(free[k], fq[k][0][0]), 0 if feed else 1, k, FORWARD)",
+      "cand = (max(free[k], fq[k][0][0]), 0, k, FORWARD)", "list: forwards always win ties"),
+    M("mknap-greedy-order", "mknap", "step", PP + "mknap/algorithms.py",
+      "key=lambda j: (-efficiency[j], j)", "key=lambda j: (efficiency[j], j)", "greedy: least efficient first"),
+    M("mknap-lpround-single", "mknap", "step", PP + "mknap/algorithms.py",
+      "selected = rounded if value_rounded >= value_single else np.array([best])", "selected = rounded",
+      "lp-round: never the best single item"),
+    M("okn-threshold-price", "online-knapsack", "step", PP + "online_knapsack/algorithms.py",
+      "return max(lower, lower / math.e * math.exp(c * utilization))",
+      "return max(lower, lower / math.e * math.exp(c * utilization / 2))", "threshold: price rises half as fast"),
+    M("asrpt-order", "srpt", "step", PP + "srpt/algorithms.py",
+      "        return (left, job.arrival, job.id)", "        return (-left, job.arrival, job.id)",
+      "A-SRPT: longest remaining first"),
+    M("gadget-greedy-order", "rar-online", "step", PP + "rar_online/gadget.py",
+      "order = ok[np.argsort(gpu_price[ok] + r * link_price[ok] / np.maximum(free[ok], 1), kind=\"stable\")]",
+      "order = ok[::-1]", "GADGET: spread embedding ignores prices"),
+    M("gadget-admission", "rar-online", "step", PP + "rar_online/gadget.py",
+      "if response is not None and response[0] > 0:", "if response is not None:",
+      "GADGET: admits jobs of non-positive value"),
+    M("orderdp-order", "pipeline-partition", "step", PP + "pipeline_partition/dp.py",
+      "order.append(int(max(rest, key=lambda d: (w[last, d], total[d], -d))))",
+      "order.append(int(min(rest, key=lambda d: (w[last, d], total[d], -d))))",
+      "order-dp: narrowest next device"),
+    # -- bounds ------------------------------------------------------------------------------------
+    M("srpt-lb-isolated", "srpt", "bound", PP + "srpt/algorithms.py",
+      "value = float(max(virtual, isolated))", "value = float(virtual + isolated)", "lb: sum of two bounds"),
+    M("okn-threshold-bound", "online-knapsack", "bound", PP + "online_knapsack/algorithms.py",
+      "c = competitive_constant(lower, upper)\n    return max(lower, lower / math.e * math.exp(c * utilization))",
+      "c = competitive_constant(lower, upper) + 1\n    return max(lower, lower / math.e * math.exp(c * utilization))",
+      "threshold: a wrong constant c"),
+    # -- error paths ---------------------------------------------------------------------------------
+    M("rr-trials-validation", "ps-locality", "error-path", PP + "ps_locality/algorithms.py",
+      "if trials < 1:", "if trials < 0:", "rr accepts trials = 0"),
+    M("sjf-bco-lambda-validation", "rar-makespan", "error-path", PP + "rar_makespan/algorithms.py",
+      "if not lam >= 1:", "if not lam >= 0:", "SJF-BCO accepts spread_factor < 1"),
+    M("smd-inner-validation", "smd", "error-path", PP + "smd/smd.py",
+      'if opts["inner"] not in INNER_METHODS:', "if False:", "smd accepts an unknown inner method"),
+    # -- simulators / objectives ---------------------------------------------------------------------
+    M("okn-welfare", "online-knapsack", "simulator", PP + "online_knapsack/instance.py",
+      "welfare = math.fsum(instance.values[t] * instance.demands[t] for t in set(accepted))",
+      "welfare = math.fsum(instance.values[t] for t in set(accepted))", "welfare without the demand factor"),
+    M("srpt-flow", "srpt", "simulator", PP + "srpt/instance.py",
+      "flow.append(last_end - job.arrival)", "flow.append(last_end)", "completion time instead of flow time"),
+    M("ps-peak-inflight", "pipeline-schedule", "simulator", "optsched/pipeline/schedule_sim.py",
+      "return np.cumsum(steps, axis=1).max(axis=1, initial=0)", "return np.cumsum(steps, axis=1).max(axis=1, initial=0) - 1",
+      "peak in-flight count one too low"),
+    M("psl-progress", "ps-locality", "simulator", PP + "ps_locality/instance.py",
+      "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_ex[i]",
+      "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_in[i]",
+      "spread workers progress at the co-located rate"),
+]
+
+
+def _problem_dir(problem: str) -> str:
+    return {"online-knapsack": "online", "srpt": "online", "rar-makespan": "ring_allreduce",
+            "rar-online": "ring_allreduce"}.get(problem, problem.replace("-", "_"))
+
+
+def fast_tests(problem: str) -> list[str]:
+    d = _problem_dir(problem)
+    checker = {"online-knapsack": "test_checker_constraints_knapsack.py", "srpt": "test_checker_constraints_srpt.py",
+               "rar-makespan": "test_checker_constraints_makespan.py",
+               "rar-online": "test_checker_constraints_online.py"}.get(problem, "test_checker_constraints.py")
+    return [f"tests/{d}/{checker}", f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"]
+
+
+def full_tests(problem: str) -> list[str]:
+    d = _problem_dir(problem)
+    own = {"online-knapsack": ["tests/online/test_online_knapsack.py"], "srpt": ["tests/online/test_srpt.py"],
+           "rar-makespan": ["tests/ring_allreduce/test_rar_makespan.py"],
+           "rar-online": ["tests/ring_allreduce/test_rar_online.py"]}.get(problem, [f"tests/{d}"])
+    return own + [node for node in _conformance_nodes() if f"[{problem}]" in node or f"[{problem}-" in node]
+
+
+_NODES: list[str] = []
+
+
+def _conformance_nodes() -> list[str]:
+    """The conformance suite's test ids (``test_x[problem]``, ``test_y[problem-method]``)."""
+    if not _NODES:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.run([PY, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                               "tests/test_conformance.py"], cwd=ROOT, env=env, capture_output=True, text=True)
+        _NODES.extend(ln.strip() for ln in proc.stdout.splitlines() if ln.startswith("tests/test_conformance.py::"))
+    return _NODES
+
+
+def _copy(dst: Path) -> None:
+    ignore = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "results", ".venv",
+                                    "*.egg-info", ".benchmarks")
+    shutil.copytree(ROOT, dst, ignore=ignore, dirs_exist_ok=True)
+
+
+def _pytest(work: Path, tests: list[str], timeout: float) -> tuple[int, str]:
+    env = {**os.environ, "PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", *tests]
+    try:
+        proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, "timeout"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
+    tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
+    return proc.returncode, "; ".join(lines[:2] or tail)
+
+
+def run(selected: list[Mutation], timeout: float = 900.0) -> list[dict]:
+    out = []
+    with tempfile.TemporaryDirectory(prefix="optsched-mut-") as tmp:
+        work = Path(tmp)
+        _copy(work)
+        for m in selected:
+            target = work / m.path
+            original = target.read_text()
+            count = original.count(m.old)
+            if count != 1:
+                out.append({"id": m.id, "result": "invalid", "detail": f"snippet occurs {count} times"})
+                print(f"{m.id:28s} INVALID ({count} occurrences)", flush=True)
+                continue
+            target.write_text(original.replace(m.old, m.new))
+            start = time.time()
+            try:
+                stage = "fast"
+                rc, detail = _pytest(work, fast_tests(m.problem), timeout)
+                if rc == 0 or rc == 5:
+                    stage = "full"
+                    rc, detail = _pytest(work, full_tests(m.problem), timeout)
+            finally:
+                target.write_text(original)
+            # 1: a test failed; 2: collection/import error (the mutated code does not import); -1: timeout
+            result = "survived" if rc in (0, 5) else "error" if rc in (3, 4) else "killed"
+            out.append({"id": m.id, "problem": m.problem, "category": m.category, "what": m.what,
+                        "result": result, "stage": stage, "detail": detail, "seconds": round(time.time() - start, 1)})
+            print(f"{m.id:28s} {result:8s} ({stage}, {time.time() - start:.0f} s) {detail[:150]}", flush=True)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if "--list" in argv:
+        for m in MUTATIONS:
+            print(f"{m.id:28s} {m.category:10s} {m.problem:18s} {m.what}")
+        return 0
+    json_out = None
+    if "--json" in argv:
+        json_out = argv[argv.index("--json") + 1]
+        argv = [a for a in argv if a not in ("--json", json_out)]
+    ids = set(argv)
+    selected = [m for m in MUTATIONS if not ids or m.id in ids or m.problem in ids or m.category in ids]
+    results = run(selected)
+    valid = [r for r in results if r["result"] in ("killed", "survived")]
+    killed = sum(r["result"] == "killed" for r in valid)
+    print(f"\nmutation score: {killed} / {len(valid)} killed ({100 * killed / max(1, len(valid)):.0f}%)")
+    if json_out:
+        Path(json_out).write_text(json.dumps(results, indent=1) + "\n")
+    return 0 if killed == len(valid) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
