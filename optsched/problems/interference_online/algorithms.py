@@ -44,7 +44,8 @@ def milp_per_event(instance, ctx) -> Outcome:
     """Rolling snapshot MILP per event, with a logged fallback to least-interference."""
     o = ctx.options
     pol = MilpPerEvent(instance, ctx.solve_model, window=o["window"], solve_time_limit=o["solve_time_limit"],
-                       time_budget=o["time_budget"], defer_factor=o["defer_factor"])
+                       time_budget=o["time_budget"], defer_factor=o["defer_factor"],
+                       max_solves=o["max_solves"])
     out = run_policy(instance, pol, lambda: dict(
         milp_solves=pol.solves, milp_seconds=round(pol.spent, 3), fallbacks=len(pol.fallbacks),
         fallback_reasons=sorted({r for _, r in pol.fallbacks}),

@@ -27,6 +27,7 @@ PRESETS: dict[str, dict] = {
     "tiny": {"jobs": 5, "servers": 2, "gpus_per_server": 2, "servers_per_group": 1, "types": 3},
     "small": {"jobs": 40, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6},
     "train": {"jobs": 60, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6, "load": 1.0},
+    "train-short": {"jobs": 30, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6, "load": 1.2},
 }
 
 

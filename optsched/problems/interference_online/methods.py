@@ -19,7 +19,9 @@ PROBLEM.method("milp-per-event", kind="online", fidelity="ours", uses_backend=Tr
                options={"window": Option(int, 6, "waiting jobs per snapshot MILP"),
                         "solve_time_limit": Option(float, 2.0, "seconds per MILP solve"),
                         "time_budget": Option(float, 60.0, "total MILP seconds before falling back for good"),
-                        "defer_factor": Option(float, 2.0, "deferral cost = factor x the largest isolated run time")},
+                        "defer_factor": Option(float, 2.0, "deferral cost = factor x the largest isolated run time"),
+                        "max_solves": Option(int, 0, "deterministic budget: MILP solves before falling back for "
+                                                     "good (0: no limit)")},
                )(algorithms.milp_per_event)
 PROBLEM.method("marl", kind="online", fidelity="reconstruction",
                summary="one MLP agent per server group, joint softmax over candidate placements, REINFORCE-trained",

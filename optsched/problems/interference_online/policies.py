@@ -116,10 +116,11 @@ class MilpPerEvent(InterferencePolicy):
     """Rolling snapshot MILP; ``solve`` is ``ctx.solve_model`` (the context owns the back-end)."""
 
     def __init__(self, instance, solve, window: int = 6, solve_time_limit: float = 2.0,
-                 time_budget: float = 60.0, defer_factor: float = 2.0):
+                 time_budget: float = 60.0, defer_factor: float = 2.0, max_solves: int = 0):
         super().__init__(instance)
         self.solve, self.window = solve, window
         self.solve_time_limit, self.time_budget, self.defer_factor = solve_time_limit, time_budget, defer_factor
+        self.max_solves = max_solves
         self.spent, self.solves, self.fallbacks = 0.0, 0, []
         self._li = LeastInterference.choose
 
@@ -128,6 +129,9 @@ class MilpPerEvent(InterferencePolicy):
         left = self.time_budget - self.spent
         if left <= 0:
             self._fallback(now, "time budget exhausted")
+            return self._li(self, sim, waiting, now)
+        if self.max_solves and self.solves >= self.max_solves:
+            self._fallback(now, "solve budget exhausted")
             return self._li(self, sim, waiting, now)
         # deferring a job costs defer_factor x its isolated run time (it waits roughly one run)
         reject = self.defer_factor * max(j.isolated_time for j in head)
