@@ -65,14 +65,23 @@ def reward(params, target: float, times, losses) -> float:
     return max(0.0, slope) / max(losses[-1] - target, 1e-12)
 
 
+def _loss_at(run, t: float) -> float:
+    """The PS loss at instant ``t``: after the last update at or before ``t``."""
+    import bisect
+
+    return run.losses[max(0, bisect.bisect_right(run.times, t) - 1)]
+
+
 def adsp_search(instance, ctx) -> Outcome:
     """Hill-climb C from 1, one check period per candidate [reconstruction of ``onlineSearch1Min``].
 
-    Period ``k`` runs with ``C = k + 1``; the PS records ``(t, loss)`` from half a period on,
-    fits the loss curve and scores the candidate by :func:`reward`; it moves to ``C + 1`` while
-    the reward rises and otherwise returns to the previous ``C`` for the rest of the run (ADSP's
-    periodic re-search is not modelled). The search happens during training, so its periods count
-    in the time to target. Cost: at most ``max_commits`` prefix simulations.
+    As in ADSP's PS loop [code: ``STRAIN_PS.run`` / ``onlineSearch1Min`` / ``get_reward``]: a
+    candidate C runs for one check period; the PS samples the global loss at the period's middle
+    and end and fits ``l(t) = 1/(a^2 t + b) + c`` through those two points and the last point of
+    the previous candidate (absolute times); it moves to ``C + 1`` while the reward rises and keeps
+    the last C that improved. The search runs during training, so its periods count in the time to
+    target. Not modelled: the periodic re-search (every 1000 checks, or after a 30% loss jump) and
+    the workers' pause during checks. Cost: at most ``max_commits`` prefix simulations.
     """
     task = Task(instance)
     period = instance.period
@@ -84,12 +93,11 @@ def adsp_search(instance, ctx) -> Outcome:
                        record=True)
         if run.reached:
             break
-        lo = k * period + period / 2
-        pts = [(t - k * period, l) for t, l in zip(run.times, run.losses) if lo <= t <= (k + 1) * period]
-        ts, ls = [p[0] for p in pts], [p[1] for p in pts]
+        ts = [k * period, k * period + period / 2, (k + 1) * period]
+        ls = [_loss_at(run, t) for t in ts]
         fit = fit_loss_curve(ts, ls)
         r = reward(fit, instance.target_loss, ts, ls)
-        history.append({"commits": schedule[-1], "reward": r, "fitted": fit is not None, "points": len(ts)})
+        history.append({"commits": schedule[-1], "reward": r, "fitted": fit is not None})
         if prev is not None and not r > prev:
             schedule.append(schedule[-1] - 1)
             break

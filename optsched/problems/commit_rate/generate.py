@@ -4,8 +4,10 @@ Worker speeds [ours, in the range of ADSP's measured per-worker step times, 0.46
 18 workers (``scripts/20190315/20190314_01/ps_hete_usp.txt`` in joapolarbear/adsp, quoted as a
 range only)]: ``t_i = base_step * heterogeneity ** u_i`` with ``u_i`` evenly spread over [0, 1]
 and shuffled, so the slowest worker is ``heterogeneity`` times the fastest; commit overheads
-uniform in [0.5, 2] s. ADSP's constants [code]: ``period`` 60 s, ``min_interval`` 10 s,
-``momentum`` 0.6, ``server_lr`` = 1 / workers (ADSP uses 1/18 for its 18 workers).
+uniform in [0.5, 2] s. ADSP's constants [code]: ``period`` 60 s, ``min_interval`` 10 s, and
+the PS update ``w += Delta / n`` (``momentum`` 0, ``server_lr`` = 1 / workers): the code's
+momentum branch (``mu = 0.6``, ``eta = 1/18``) is switched off by default (``MOMENTUN = False``);
+``momentum=0.6`` selects it here.
 ``target_loss`` = ``floor + target_fraction (l_0 - floor)`` with ``floor`` the least-squares
 optimum (convex) or the teacher's noise level ``noise^2 / 2`` (mlp) [ours].
 """
@@ -32,7 +34,7 @@ PRESETS: dict[str, dict] = {
 
 #: per-model defaults of the arguments left None [ours, chosen so that the best constant C is
 #: not at the cap and the target is reached within the horizon at every heterogeneity level]
-MODEL_DEFAULTS = {"least-squares": {"samples": 480, "local_lr": 0.05, "target_fraction": 0.003},
+MODEL_DEFAULTS = {"least-squares": {"samples": 480, "local_lr": 0.05, "target_fraction": 0.01},
                   "mlp": {"samples": 240, "local_lr": 0.02, "target_fraction": 0.1}}
 
 
@@ -40,7 +42,7 @@ def generate(seed: int, workers: int = 6, heterogeneity: float = 5.0, model: str
              base_step: float = 0.46, features: int = 20, samples: int | None = None, hidden: int = 8,
              noise: float = 0.3, local_lr: float | None = None, batch: int = 8,
              target_fraction: float | None = None, horizon: float = 1800.0, max_commits: int = 8,
-             period: float = 60.0, min_interval: float = 10.0) -> CommitRateInstance:
+             period: float = 60.0, min_interval: float = 10.0, momentum: float = 0.0) -> CommitRateInstance:
     """A seeded instance (``None`` arguments take ``MODEL_DEFAULTS[model]``)."""
     from optsched.core.errors import InvalidInstanceError
 
@@ -64,7 +66,7 @@ def generate(seed: int, workers: int = 6, heterogeneity: float = 5.0, model: str
         step_times=tuple(float(np.round(s, 4)) for s in steps), commit_overheads=tuple(float(np.round(o, 3)) for o in over),
         period=period, min_interval=min_interval, max_commits=max_commits, model=model, features=features,
         samples=samples, hidden=hidden, noise=noise, data_seed=int(rng.integers(2**31)), local_lr=local_lr,
-        batch=batch, momentum=0.6, server_lr=1.0 / workers, target_loss=0.0, horizon=horizon,
+        batch=batch, momentum=momentum, server_lr=1.0 / workers, target_loss=0.0, horizon=horizon,
         name=f"{model}-h{heterogeneity:g}-{seed}",
         provenance=f"generate(seed={seed}, workers={workers}, heterogeneity={heterogeneity})")
     task = Task(base)

@@ -11,8 +11,8 @@ steps (``t_i`` seconds each) and commits at ``T + steps t_i + o_i``; the PS appl
 time order (ties by worker index). BSP: rounds of one step each, barrier at the slowest
 ``t_i + o_i``, all commits applied at the barrier. SSP(s): one step per commit, a worker whose
 commit count leads the slowest by more than ``s`` waits. Fixed: every worker commits every
-``local_steps`` steps. ADSP: ``p_i = max(min_interval, period / C_k - o_i)`` (spec section 5
-[code: joapolarbear/adsp]).
+``local_steps`` steps. ADSP: ``p_i = max(min_interval, period / C_k - o_i)``, committing at the first step that
+reaches ``p_i`` (spec section 5 [code: joapolarbear/adsp, ``cifar10/strain.py``]).
 
 >>> from optsched.problems.commit_rate import generate
 >>> inst = generate(0, workers=4, heterogeneity=4.0)
@@ -98,8 +98,10 @@ def adsp_interval(instance, worker: int, commits: int) -> float:
 
 
 def local_steps(instance, worker: int, commits: int) -> int:
-    """Whole local steps in the interval (at least one)."""
-    return max(1, int(adsp_interval(instance, worker, commits) // instance.step_times[worker]))
+    """Local steps per commit: the worker checks the elapsed time after each step and commits at
+    the first step that reaches the interval [code: ``STRAIN_WK.run``], so ``ceil(p_i / t_i)``."""
+    ratio = adsp_interval(instance, worker, commits) / instance.step_times[worker]
+    return max(1, math.ceil(ratio - 1e-9))
 
 
 def _censored(instance, l0, last) -> float:
