@@ -1,0 +1,19 @@
+"""``interference-online``: online gang placement with co-location interference (average JCT).
+
+The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; spec
+``wave2.md`` section 4): jobs of a Philly-derived Gavel trace arrive, run at their
+interference-adjusted rate on the shared simulator, and a policy places them. Methods:
+``fifo-pack`` (baseline), ``least-interference``, ``milp-per-event`` (rolling MILP), ``marl``
+(learned multi-agent policy, reconstruction) and ``lb`` (bound). See
+``docs/interference_placement.md``.
+"""
+
+from __future__ import annotations
+
+from .problem import PROBLEM
+from . import methods  # noqa: F401  (registers the methods)
+from .generate import PRESETS, compress, generate, load_gavel_online, tiny_instances
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlineInstance, OnlineJob, check
+
+__all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "compress",
+           "tiny_instances", "PRESETS"]

@@ -1,0 +1,35 @@
+"""The ``interference-online`` problem record."""
+
+from __future__ import annotations
+
+from optsched.core.registry import Option, Problem, register_problem
+
+from .generate import PRESETS, generate, load_gavel_online, tiny_instances
+from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlineInstance, check
+
+PROBLEM = register_problem(Problem(
+    name="interference-online",
+    title="online interference-aware job placement (average JCT)",
+    sense="min",
+    instance_type=OnlineInstance,
+    check=check,
+    objective=OBJECTIVE,
+    solution_schema=SOLUTION_SCHEMA,
+    spec="wave2.md section 4 (online placement)",
+    generate=generate,
+    presets=PRESETS,
+    generator_options={
+        "jobs": Option(int, 40, "jobs in the stream"),
+        "servers": Option(int, 8, "servers"),
+        "gpus_per_server": Option(int, 4, "GPUs per server"),
+        "servers_per_group": Option(int, 2, "servers per agent group"),
+        "types": Option(int, 6, "job types of the synthetic interference table"),
+        "load": Option(float, 0.8, "offered GPU utilization"),
+        "spread_penalty": Option(float, 0.2, "gamma: relative slowdown per extra server"),
+        "forbid": Option(float, 0.1, "fraction of type pairs that cannot co-locate"),
+    },
+    importers={"gavel-online": load_gavel_online},
+    default_method="least-interference",
+    reference_method=None,
+    tiny_instances=tiny_instances,
+))
