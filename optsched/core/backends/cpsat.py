@@ -6,9 +6,11 @@ exactly. The scaling, stated:
 
 * every column must be integer with finite bounds; bounds are rounded inwards (``ceil`` the lower,
   ``floor`` the upper), which removes no integer point;
-* each number ``a`` (coefficient, row bound, cost) is read as the rational ``p/q`` with the
-  smallest ``q <= 10**6`` whose nearest double is ``a`` itself (so ``0.1`` is ``1/10``, the value
-  the data meant); a double that is no such rational is read as its exact binary value;
+* the numbers of a row (coefficients and bounds) are read as short rationals: each ``a`` as the
+  ``p/q`` with the smallest ``q <= 10**6`` whose nearest double is ``a`` itself (so ``0.1`` is
+  ``1/10``, the value the data meant; :func:`as_rational`); when that reading needs too large a
+  common denominator, the whole row is read as the doubles' exact binary values instead (their
+  common denominator is a power of two). Both readings are exact for the doubles given;
 * each row is multiplied by the least common denominator ``L`` of its coefficients, which must
   not exceed :data:`DENOMINATOR_LIMIT` (2**53); the row bounds become ``ceil(L * lower)`` and
   ``floor(L * upper)``, exact because the row's activity is then an integer;
@@ -42,7 +44,7 @@ import numpy as np
 from ..errors import BackendRefused
 from ..linear import LinearModel, ModelSolution
 from .base import Backend, SolverSettings, finish
-from .interruptible import run_interruptible
+from .interruptible import import_deferring_sigint, run_interruptible
 
 __all__ = ["CpSatBackend", "ScaledModel", "scale_model", "as_rational", "DENOMINATOR_LIMIT",
            "ACTIVITY_LIMIT"]
@@ -119,20 +121,26 @@ def scale_model(model: LinearModel, backend: str = "cpsat") -> ScaledModel:
     mag = [max(abs(a), abs(b)) for a, b in zip(lo_col, hi_col)]
 
     def scale(cols, vals, what):
-        fr = [as_rational(float(v)) for v in vals]
-        den = _lcm(f.denominator for f in fr)
-        if den > DENOMINATOR_LIMIT:
-            refuse(f"{what}: the common denominator of its coefficients exceeds 2**53 "
-                   "(no exact integer scaling within the limit)")
-        ints = [int(f * den) for f in fr]
-        for v, k in zip(vals, ints):
-            if float(Fraction(k, den)) != float(v):  # pragma: no cover - guaranteed by as_rational
-                refuse(f"{what}: coefficient {v!r} does not survive its scaling by {den}")
-        activity = sum(abs(k) * mag[j] for j, k in zip(cols, ints))
-        if activity > ACTIVITY_LIMIT:
-            refuse(f"{what}: scaled by {den}, its activity can reach {float(activity):.3g} > 2**60 "
-                   "(CP-SAT's int64 arithmetic could overflow)")
-        return ints, den, activity
+        """(integer coefficients, scale, largest |activity|, reading of the row's numbers)."""
+        why = ""
+        for read in (as_rational, Fraction):  # short rationals first, else the exact binary values
+            fr = [read(float(v)) for v in vals]
+            den = _lcm(f.denominator for f in fr)
+            if den > DENOMINATOR_LIMIT:
+                why = (f"{what}: the common denominator of its coefficients exceeds 2**53 "
+                       "(no exact integer scaling within the limit)")
+                continue
+            ints = [int(f * den) for f in fr]
+            for v, k in zip(vals, ints):
+                if float(Fraction(k, den)) != float(v):  # pragma: no cover - guaranteed by the reading
+                    refuse(f"{what}: coefficient {v!r} does not survive its scaling by {den}")
+            activity = sum(abs(k) * mag[j] for j, k in zip(cols, ints))
+            if activity > ACTIVITY_LIMIT:
+                why = (f"{what}: scaled by {den}, its activity can reach {float(activity):.3g} > 2**60 "
+                       "(CP-SAT's int64 arithmetic could overflow)")
+                continue
+            return ints, den, activity, read
+        refuse(why)
 
     csr = model.matrix.tocsr()
     rows = []
@@ -143,16 +151,16 @@ def scale_model(model: LinearModel, backend: str = "cpsat") -> ScaledModel:
         s, e = csr.indptr[i], csr.indptr[i + 1]
         cols = csr.indices[s:e].tolist()
         vals = csr.data[s:e].tolist()
-        ints, den, activity = scale(cols, vals, f"row {i}")
-        lo_i = -activity if lo == -math.inf else max(-activity, math.ceil(as_rational(lo) * den))
-        hi_i = activity if hi == math.inf else min(activity, math.floor(as_rational(hi) * den))
+        ints, den, activity, read = scale(cols, vals, f"row {i}")
+        lo_i = -activity if lo == -math.inf else max(-activity, math.ceil(read(lo) * den))
+        hi_i = activity if hi == math.inf else min(activity, math.floor(read(hi) * den))
         if lo_i > hi_i:
             if infeasible is None:
                 infeasible = f"row {i}: no integer activity of the scaled row lies in [{lo}, {hi}]"
             continue
         rows.append((cols, ints, lo_i, hi_i, den))
     nz = np.flatnonzero(model.cost).tolist()
-    cost_ints, cost_den, _ = scale(nz, model.cost[nz].tolist(), "the objective")
+    cost_ints, cost_den, _, _ = scale(nz, model.cost[nz].tolist(), "the objective")
     cost = [0] * model.num_cols
     for j, k in zip(nz, cost_ints):
         cost[j] = k
@@ -189,8 +197,7 @@ class CpSatBackend(Backend):
         return None
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
-        from ortools.sat.python import cp_model
-
+        cp_model = import_deferring_sigint("ortools.sat.python.cp_model")
         start = time.perf_counter()
         sm = scale_model(model, self.name)
         if sm.infeasible is not None:
@@ -215,6 +222,7 @@ class CpSatBackend(Backend):
         solver = cp_model.CpSolver()
         p = solver.parameters
         p.log_search_progress = False
+        p.catch_sigint_signal = False  # Ctrl-C is handled by run_interruptible (stop_search)
         p.num_workers = max(1, int(settings.threads))
         p.random_seed = int(settings.solver_seed)
         p.relative_gap_limit = float(settings.mip_rel_gap)

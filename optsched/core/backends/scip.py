@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import SolverError
 from ..linear import LinearModel, ModelSolution
 from .base import Backend, SolverSettings, finish
-from .interruptible import run_interruptible
+from .interruptible import import_deferring_sigint, run_interruptible
 
 __all__ = ["ScipBackend", "to_scip", "scip_status"]
 
@@ -106,7 +106,7 @@ class ScipBackend(Backend):
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         try:
-            from pyscipopt import SCIP_PARAMSETTING
+            SCIP_PARAMSETTING = import_deferring_sigint("pyscipopt").SCIP_PARAMSETTING
         except ImportError as exc:  # pragma: no cover - the lock installs it
             raise SolverError("the scip back-end needs pyscipopt (pip install pyscipopt)") from exc
         build_start = time.perf_counter()
