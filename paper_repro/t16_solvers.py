@@ -15,8 +15,9 @@ Two kinds of cells:
   0-1; full: 0-4), once per back-end with the same wall-clock limit, one thread each; the portfolio
   races HiGHS and SCIP on two processes. The fastest back-end to a proven optimum is named per
   row; ``portfolio_excess_s`` is the portfolio's time minus the fastest single back-end's, and
-  ``startup_s`` the portfolio's wall time on a one-column model measured in the same cell (its
-  start-up cost: two fresh interpreters and the pickled model).
+  ``startup_s`` the portfolio's start-up cost measured in the same cell: the wall time for its
+  child member (SCIP; HiGHS races in the calling process) to start a fresh interpreter, read a
+  one-column model and answer (:func:`optsched.core.backends.portfolio.child_startup_s`).
 
 Timings depend on the machine's load: each time cell records the 1-minute load average before it
 ran (``load_before_s``; named with the timing suffix only so that run-to-run comparisons drop it);
@@ -140,13 +141,9 @@ def _agree_cell(params: dict, quick: bool) -> dict:
 
 
 def _startup_cost() -> float:
-    from optsched.core.backends import SolverSettings, get_backend
-    from optsched.core.linear import ModelBuilder
+    from optsched.core.backends.portfolio import child_startup_s
 
-    b = ModelBuilder("one-column", "max")
-    b.add_block("x", 1, upper=1, integer=True, cost=[1])
-    sol = get_backend("portfolio").solve(b.build(), SolverSettings())
-    return sol.run_time
+    return child_startup_s("scip")
 
 
 def _time_cell(params: dict, seed: int, quick: bool) -> dict:

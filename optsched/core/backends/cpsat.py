@@ -196,7 +196,7 @@ class CpSatBackend(Backend):
             return exc.reason
         return None
 
-    def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+    def _solve(self, model: LinearModel, settings: SolverSettings, stop=None) -> ModelSolution:
         cp_model = import_deferring_sigint("ortools.sat.python.cp_model")
         start = time.perf_counter()
         sm = scale_model(model, self.name)
@@ -234,7 +234,7 @@ class CpSatBackend(Backend):
             p.max_number_of_conflicts = int(settings.node_limit)
         codes: list[int] = []
         fired = run_interruptible(lambda: codes.append(solver.solve(cp)), solver.stop_search,
-                                  settings.hard_limit())
+                                  settings.hard_limit(), stop_event=stop)
         run_time = time.perf_counter() - start
         name = codes[0].name if codes else "UNKNOWN"
         resp = solver.response_proto

@@ -19,10 +19,11 @@ __all__ = ["run_interruptible", "import_deferring_sigint"]
 
 
 def run_interruptible(solve: Callable[[], None], stop: Callable[[], None], hard_limit: float | None,
-                      poll_s: float = 0.2) -> bool:
-    """Run ``solve()`` in a worker thread; call ``stop()`` on Ctrl-C (then re-raise) or after
-    ``hard_limit`` seconds. Returns whether the watchdog had to stop the solve. An exception
-    raised by ``solve`` is re-raised here."""
+                      poll_s: float = 0.2, stop_event: threading.Event | None = None) -> bool:
+    """Run ``solve()`` in a worker thread; call ``stop()`` on Ctrl-C (then re-raise), after
+    ``hard_limit`` seconds, or once ``stop_event`` is set (the portfolio's in-process member).
+    Returns whether the watchdog had to stop the solve. An exception raised by ``solve`` is
+    re-raised here."""
     failure: list[BaseException] = []
 
     def work() -> None:
@@ -40,7 +41,9 @@ def run_interruptible(solve: Callable[[], None], stop: Callable[[], None], hard_
             if deadline is not None and time.monotonic() >= deadline:
                 stop()  # repeated each poll: a request made before the search started may be lost
                 fired = True
-            thread.join(poll_s)
+            if stop_event is not None and stop_event.is_set():
+                stop()
+            thread.join(poll_s if stop_event is None else min(poll_s, 0.05))
     except KeyboardInterrupt:
         while thread.is_alive():
             stop()

@@ -1,11 +1,14 @@
 """The portfolio back-end: race several back-ends on the same model, one process each.
 
 ``portfolio`` races ``highs`` and ``scip`` (``portfolio:highs+cpsat+scip`` names another set;
-``PortfolioBackend(members=...)`` in Python). Each member solves in its own child interpreter
-(the protocol of :mod:`.watchdog`: pickled model and settings on stdin, pickled answer on stdout,
-solver output to stderr), with the same settings and what is left of the time limit, so two
-members use the machine's two cores.
+``PortfolioBackend(members=...)`` in Python). Every member but one solves in its own child
+interpreter (the protocol of :mod:`.watchdog`: pickled model and settings on stdin, pickled
+answer on stdout, solver output to stderr); all get the same settings and what is left of the
+time limit, so two members use the machine's two cores.
 
+* The first member that can be stopped from a thread (``highs``, ``scip``, ``cpsat``) solves in
+  the calling process, so the portfolio pays no start-up cost for it; the others start a fresh
+  interpreter each.
 * The **first proof** (``optimal``, or ``infeasible``) wins: the other members are killed at once
   and the answer is the winner's.
 * Without a proof, the parent waits for every member (each stops at its own time limit; the
@@ -29,6 +32,7 @@ the parent kills them before re-raising ``KeyboardInterrupt``.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 import pickle
 import queue
@@ -41,7 +45,7 @@ from ..errors import BackendRefused, SolverError
 from ..linear import LinearModel, ModelSolution
 from .base import Backend, SolverSettings
 
-__all__ = ["PortfolioBackend", "DEFAULT_MEMBERS", "parse_portfolio_name"]
+__all__ = ["PortfolioBackend", "DEFAULT_MEMBERS", "parse_portfolio_name", "child_startup_s"]
 
 DEFAULT_MEMBERS = ("highs", "scip")
 _PROOFS = ("optimal", "infeasible")
@@ -106,13 +110,25 @@ class PortfolioBackend(Backend):
         payload = pickle.dumps((model, settings, deadline_epoch))
         answers: queue.Queue = queue.Queue()
         procs: dict[str, subprocess.Popen] = {}
+        # the first member that can be stopped from a thread solves in this process (no start-up
+        # cost); the others each in a fresh interpreter
+        local = next((m for m in racing if _stoppable(get_backend(m))), None)
+        stop = threading.Event()
+        local_thread = None
         try:
-            for m in racing:
+            for m in racing:  # the children first: their start-up overlaps the local member's solve
+                if m == local:
+                    continue
                 procs[m] = subprocess.Popen([sys.executable, "-m", __name__, m], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                             start_new_session=True)
                 threading.Thread(target=_talk, args=(m, procs[m], payload, answers),
                                  daemon=True).start()
+            if local is not None:
+                local_thread = threading.Thread(target=_local, args=(get_backend(local), model, settings,
+                                                                     deadline_epoch, stop, answers),
+                                                name="optsched-portfolio-member", daemon=True)
+                local_thread.start()
             results: dict[str, ModelSolution] = {}
             hard = settings.hard_limit()
             deadline = None if hard is None else start + hard
@@ -130,9 +146,12 @@ class PortfolioBackend(Backend):
                     winner = m
                     break
         finally:
+            stop.set()
             for p in procs.values():
                 if p.poll() is None:
                     p.kill()
+            if local_thread is not None:
+                local_thread.join(timeout=30)
             for p in procs.values():
                 try:
                     p.wait(timeout=10)
@@ -189,6 +208,42 @@ class PortfolioBackend(Backend):
                              solver_version=self.version(), run_time=elapsed,
                              message=f"no member found a point ({summary})",
                              stats={**stats, "portfolio_winner": None})
+
+
+def child_startup_s(member: str = "scip") -> float:
+    """The portfolio's start-up cost for a child member: the wall time to start its interpreter,
+    hand it a one-column model and read its answer (what a child member pays before its search)."""
+    from ..linear import ModelBuilder
+
+    b = ModelBuilder("one-column", "max")
+    b.add_block("x", 1, upper=1, integer=True, cost=[1])
+    answers: queue.Queue = queue.Queue()
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", __name__, member], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _talk(member, proc, pickle.dumps((b.build(), SolverSettings(), None)), answers)
+    return time.perf_counter() - start
+
+
+def _stoppable(backend) -> bool:
+    """Whether ``backend._solve`` takes a ``stop`` event (then it can race in this process)."""
+    try:
+        return "stop" in inspect.signature(backend._solve).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
+def _local(backend, model, settings, deadline_epoch, stop, answers) -> None:
+    """The in-process member: same settings, what is left of the limit, stopped by ``stop``."""
+    if deadline_epoch is not None:
+        settings = dataclasses.replace(settings, time_limit=max(1e-3, deadline_epoch - time.time()))
+    try:
+        sol = backend._solve(model, settings, stop=stop)
+    except Exception as exc:  # reported as this member's error, the race goes on
+        sol = ModelSolution("error", None, None, None, backend.name, "", 0.0,
+                            message=f"{type(exc).__name__}: {exc}")
+    if not stop.is_set():
+        answers.put((backend.name, sol))
 
 
 def _talk(member: str, proc: subprocess.Popen, payload: bytes, answers: queue.Queue) -> None:

@@ -104,7 +104,7 @@ class ScipBackend(Backend):
             return "pyscipopt not installed"
         return f"pyscipopt {pyscipopt.__version__} / SCIP {Model().version()}"
 
-    def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+    def _solve(self, model: LinearModel, settings: SolverSettings, stop=None) -> ModelSolution:
         try:
             SCIP_PARAMSETTING = import_deferring_sigint("pyscipopt").SCIP_PARAMSETTING
         except ImportError as exc:  # pragma: no cover - the lock installs it
@@ -126,10 +126,11 @@ class ScipBackend(Backend):
         if not settings.presolve:
             m.setPresolve(SCIP_PARAMSETTING.OFF)
         start = time.perf_counter()
-        fired = run_interruptible(m.optimizeNogil, m.interruptSolve, settings.hard_limit())
+        fired = run_interruptible(m.optimizeNogil, m.interruptSolve, settings.hard_limit(), stop_event=stop)
         run_time = time.perf_counter() - start
         name = m.getStatus()
-        if name == "userinterrupt" and not fired:
+        stopped = stop is not None and stop.is_set()
+        if name == "userinterrupt" and not fired and not stopped:
             # SCIP was interrupted from outside optsched's watchdog: that is a Ctrl-C
             raise KeyboardInterrupt
         has_solution = m.getNSols() > 0
@@ -148,7 +149,9 @@ class ScipBackend(Backend):
         if bound is not None and abs(bound) >= m.infinity():
             bound = None
         message = _REASONS.get(name, name) + (" (stopped by the watchdog)" if fired else "")
-        if status == "error" and name not in _REASONS:
+        if stopped and not fired:
+            status, message = "time_limit", "stopped by the portfolio after another member's answer"
+        if status == "error" and name not in _REASONS and not stopped:
             message = f"SCIP ended with status {name!r}" + ("" if has_solution else " and no solution")
         return finish(model, status, x, objective, bound, self, run_time, message=message,
                       nodes=int(m.getNNodes()), threads_used=1, scip_status=name)
