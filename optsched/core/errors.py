@@ -80,3 +80,22 @@ class SolverError(OptschedError):
     """A back-end failed (not installed, crashed, returned an unusable status)."""
 
     exit_status = 1
+
+
+class BackendRefused(InvalidInstanceError):
+    """A solver back-end refuses a model it cannot solve exactly (CLI exit status 2), naming why:
+    e.g. CP-SAT and a continuous column, or a coefficient that has no exact integer scaling.
+
+    Raised before the solver runs, never after a partial answer; a refusal is not a verdict on the
+    instance (another back-end may solve it).
+
+    >>> str(BackendRefused("cpsat", "mknap-milp", "column 3 is continuous"))
+    "mknap-milp: field 'backend': cpsat refuses this model: column 3 is continuous"
+    """
+
+    def __init__(self, backend: str, model: str, reason: str):
+        self.backend, self.reason = backend, reason
+        super().__init__(model, "backend", f"{backend} refuses this model: {reason}")
+
+
+__all__.append("BackendRefused")

@@ -7,6 +7,9 @@ highs     highspy directly from sparse matrices (default; cancellable in-process
 pyomo     Pyomo ConcreteModel -> Pyomo's HiGHS interface
 cvxpy     CVXPY problem -> CVXPY's HIGHS interface
 scipy     scipy.optimize.milp, SciPy's own HiGHS build (independent route for cross-checks)
+scip      SCIP through PySCIPOpt, from the sparse rows directly
+cpsat     OR-Tools CP-SAT; pure-integer models scaled exactly to integers (else refused, exit 2)
+portfolio races highs and scip in two processes; ``portfolio:a+b`` races other members
 ========  ============================================================================
 """
 
@@ -18,10 +21,13 @@ from .cvxpy_highs import CvxpyBackend
 from .highs import HighsBackend
 from .pyomo_highs import PyomoBackend
 from .scipy_milp import ScipyBackend
+from .scip import ScipBackend
+from .cpsat import CpSatBackend
 
 __all__ = ["Backend", "SolverSettings", "BACKENDS", "get_backend", "DEFAULT_BACKEND", "write_mps"]
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (HighsBackend(), PyomoBackend(), CvxpyBackend(), ScipyBackend())}
+BACKENDS.update({b.name: b for b in (ScipBackend(), CpSatBackend())})
 DEFAULT_BACKEND = "highs"
 
 
@@ -31,7 +37,16 @@ def get_backend(name: str | None) -> Backend:
     try:
         return BACKENDS[name]
     except KeyError:
-        raise UnknownNameError("backend", name, list(BACKENDS)) from None
+        pass
+    if name.startswith("portfolio:"):  # portfolio:highs+cpsat races the members named
+        from .portfolio import PortfolioBackend, parse_portfolio_name
+
+        members = parse_portfolio_name(name)
+        unknown = [m for m in members if m not in BACKENDS or m.startswith("portfolio")]
+        if len(members) >= 1 and not unknown and len(set(members)) == len(members):
+            return PortfolioBackend(members)
+        name = unknown[0] if unknown else name
+    raise UnknownNameError("backend", name, list(BACKENDS))
 
 
 def write_mps(model, path) -> None:
@@ -43,3 +58,12 @@ def write_mps(model, path) -> None:
     status = h.writeModel(str(path))
     if status.name == "kError":  # pragma: no cover - HiGHS reports I/O failures this way
         raise OSError(f"HiGHS could not write {path}")
+
+
+def _register_portfolio() -> None:
+    from .portfolio import PortfolioBackend
+
+    BACKENDS["portfolio"] = PortfolioBackend()
+
+
+_register_portfolio()

@@ -58,24 +58,26 @@ def highs_status(name: str, has_solution: bool) -> str:
     return "error"
 
 
-def run_with_watchdog(h: highspy.Highs, hard_limit: float | None) -> bool:
+def run_with_watchdog(h: highspy.Highs, hard_limit: float | None, stop=None) -> bool:
     """Run ``h`` in highspy's solver thread; cancel it after ``hard_limit`` seconds.
 
     Returns whether the watchdog had to cancel the solve. HiGHS checks the cancel flag in its
     user-interrupt callbacks (simplex, IPM and MIP), so the stop takes effect within one of them.
+    ``stop`` (a ``threading.Event``, optional) cancels the solve when set (the portfolio's
+    in-process member).
     """
-    if hard_limit is None:
+    if hard_limit is None and stop is None:
         h.run()
         return False
     h.HandleUserInterrupt = True
     thread = h.startSolve()
-    deadline = time.monotonic() + hard_limit
+    deadline = time.monotonic() + (hard_limit if hard_limit is not None else float("inf"))
     done = False
     while not done:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if remaining <= 0 or (stop is not None and stop.is_set()):
             break
-        done, _ = h.wait(min(remaining, 0.5))
+        done, _ = h.wait(min(remaining, 0.5 if stop is None else 0.05))
     if not done:
         h.cancelSolve()
     h.joinSolve(thread)
@@ -92,7 +94,7 @@ class HighsBackend(Backend):
         h = highspy.Highs()
         return f"highspy {h.version()}"
 
-    def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+    def _solve(self, model: LinearModel, settings: SolverSettings, stop=None) -> ModelSolution:
         h = to_highs(model)
         options = {"mip_rel_gap": float(settings.mip_rel_gap), "mip_abs_gap": float(settings.abs_gap_for(model)),
                    "threads": int(settings.threads), "random_seed": settings.solver_seed,
@@ -104,7 +106,7 @@ class HighsBackend(Backend):
         for name, value in options.items():
             if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
                 raise SolverError(f"HiGHS rejected option {name} = {value!r}")
-        fired = run_with_watchdog(h, settings.hard_limit())
+        fired = run_with_watchdog(h, settings.hard_limit(), stop)
         info = h.getInfo()
         name = h.getModelStatus().name
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible

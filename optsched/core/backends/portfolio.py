@@ -1,0 +1,290 @@
+"""The portfolio back-end: race several back-ends on the same model, one process each.
+
+``portfolio`` races ``highs`` and ``scip`` (``portfolio:highs+cpsat+scip`` names another set;
+``PortfolioBackend(members=...)`` in Python). Every member but one solves in its own child
+interpreter (the protocol of :mod:`.watchdog`: pickled model and settings on stdin, pickled
+answer on stdout, solver output to stderr); all get the same settings and what is left of the
+time limit, so two members use the machine's two cores.
+
+* The first member that can be stopped from a thread (``highs``, ``scip``, ``cpsat``) solves in
+  the calling process, so the portfolio pays no start-up cost for it; the others start a fresh
+  interpreter each.
+* The **first proof** (``optimal``, or ``infeasible``) wins: the other members are killed at once
+  and the answer is the winner's.
+* Without a proof, the parent waits for every member (each stops at its own time limit; the
+  watchdog kills a member ``hard_limit()`` seconds after the start) and combines them: the best
+  incumbent of any member, the tightest bound of any member (both valid, so the gap is honest),
+  and the status ``time_limit`` when a time limit stopped the search (``feasible`` for a work
+  limit, ``error`` if no member answered usefully).
+* A member that refuses the model (CP-SAT and a continuous column) is left out before the race
+  (``stats["portfolio_refused"]``); when every member refuses, the portfolio refuses.
+
+``stats["portfolio_winner"]`` names the member whose point is returned, and
+``stats["portfolio_members"]`` gives every member's status, objective, bound and run time (``killed``
+for a loser stopped after the winner's proof). ``stats["portfolio_overhead_s"]`` is the portfolio's
+wall time minus the winner's own solve time (its start-up cost: a fresh interpreter per member,
+the model pickled to it).
+
+Ctrl-C: the children run in their own session (a terminal's SIGINT reaches only the parent), and
+the parent kills them before re-raising ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+from ..errors import BackendRefused, SolverError
+from ..linear import LinearModel, ModelSolution
+from .base import Backend, SolverSettings
+
+__all__ = ["PortfolioBackend", "DEFAULT_MEMBERS", "parse_portfolio_name", "child_startup_s"]
+
+DEFAULT_MEMBERS = ("highs", "scip")
+_PROOFS = ("optimal", "infeasible")
+
+
+def parse_portfolio_name(name: str) -> tuple[str, ...] | None:
+    """The members named by ``portfolio`` or ``portfolio:a+b`` (None for another name).
+
+    >>> parse_portfolio_name("portfolio"), parse_portfolio_name("portfolio:highs+cpsat")
+    (('highs', 'scip'), ('highs', 'cpsat'))
+    """
+    if name == "portfolio":
+        return DEFAULT_MEMBERS
+    if name.startswith("portfolio:"):
+        return tuple(m for m in name.split(":", 1)[1].split("+") if m)
+    return None
+
+
+class PortfolioBackend(Backend):
+    description = "races back-ends in separate processes (default highs and scip); first proof wins"
+    bound_support = "the tightest bound of any member; none when every member was killed"
+    watchdog = "process"
+
+    def __init__(self, members: tuple[str, ...] = DEFAULT_MEMBERS, name: str | None = None):
+        from . import BACKENDS
+
+        members = tuple(members)
+        if len(members) < 1 or len(set(members)) != len(members):
+            raise SolverError(f"a portfolio needs distinct members, got {members!r}")
+        for m in members:
+            if m not in BACKENDS or parse_portfolio_name(m) is not None:
+                known = [k for k in BACKENDS if parse_portfolio_name(k) is None]
+                raise SolverError(f"unknown portfolio member {m!r} (known: {', '.join(known)})")
+        self.members = members
+        self.name = name or ("portfolio" if members == DEFAULT_MEMBERS else "portfolio:" + "+".join(members))
+
+    def version(self) -> str:
+        from . import get_backend
+
+        return "portfolio(" + "; ".join(f"{m}: {get_backend(m).version()}" for m in self.members) + ")"
+
+    def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
+        return self._solve(model, settings)  # the members run in child processes already
+
+    def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+        from . import get_backend
+
+        start = time.perf_counter()
+        refused = {}
+        racing = []
+        for m in self.members:
+            why = getattr(get_backend(m), "refusal", lambda _model: None)(model)
+            if why is None:
+                racing.append(m)
+            else:
+                refused[m] = why
+        if not racing:
+            raise BackendRefused(self.name, model.name,
+                                 "every member refuses it: " + "; ".join(f"{k}: {v}" for k, v in refused.items()))
+        # the members share the caller's clock: each gets what is left of the limit when it starts
+        deadline_epoch = None if settings.time_limit is None else time.time() + settings.time_limit
+        payload = pickle.dumps((model, settings, deadline_epoch))
+        answers: queue.Queue = queue.Queue()
+        procs: dict[str, subprocess.Popen] = {}
+        # the first member that can be stopped from a thread solves in this process (no start-up
+        # cost); the others each in a fresh interpreter
+        local = next((m for m in racing if _stoppable(get_backend(m))), None)
+        stop = threading.Event()
+        local_thread = None
+        try:
+            for m in racing:  # the children first: their start-up overlaps the local member's solve
+                if m == local:
+                    continue
+                procs[m] = subprocess.Popen([sys.executable, "-m", __name__, m], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            start_new_session=True)
+                threading.Thread(target=_talk, args=(m, procs[m], payload, answers),
+                                 daemon=True).start()
+            if local is not None:
+                local_thread = threading.Thread(target=_local, args=(get_backend(local), model, settings,
+                                                                     deadline_epoch, stop, answers),
+                                                name="optsched-portfolio-member", daemon=True)
+                local_thread.start()
+            results: dict[str, ModelSolution] = {}
+            hard = settings.hard_limit()
+            deadline = None if hard is None else start + hard
+            winner = None
+            while len(results) < len(racing):
+                wait = None if deadline is None else deadline - time.perf_counter()
+                if wait is not None and wait <= 0:
+                    break
+                try:
+                    m, sol = answers.get(timeout=0.2 if wait is None else min(wait, 0.2))
+                except queue.Empty:
+                    continue
+                results[m] = sol
+                if sol.status in _PROOFS:
+                    winner = m
+                    break
+        finally:
+            stop.set()
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+            if local_thread is not None:
+                local_thread.join(timeout=30)
+            for p in procs.values():
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:  # pragma: no cover - a kill is not refused
+                    pass
+        elapsed = time.perf_counter() - start
+        members = {}
+        for m in racing:
+            sol = results.get(m)
+            if sol is None:
+                members[m] = {"status": "killed" if winner else "time_limit", "objective": None,
+                              "bound": None, "run_time": None,
+                              "message": "stopped after another member's proof" if winner
+                              else "killed by the watchdog"}
+            else:
+                members[m] = {"status": sol.status, "objective": sol.objective, "bound": sol.bound,
+                              "run_time": sol.run_time, "message": sol.message}
+        stats = {"portfolio_members": members, "portfolio_refused": refused}
+        if winner is not None:
+            return self._answer(results[winner], winner, elapsed, stats)
+        return self._combine(model, settings, results, elapsed, stats)
+
+    def _answer(self, sol: ModelSolution, winner: str, elapsed: float, stats: dict,
+                status: str | None = None, bound=..., message: str | None = None) -> ModelSolution:
+        stats = {**sol.stats, **stats, "portfolio_winner": winner, "winner_run_time": sol.run_time,
+                 "portfolio_overhead_s": max(0.0, elapsed - sol.run_time)}
+        return ModelSolution(status=status or sol.status, x=sol.x, objective=sol.objective,
+                             bound=sol.bound if bound is ... else bound, backend=self.name,
+                             solver_version=self.version(), run_time=elapsed,
+                             message=f"{winner}: {sol.message}" if message is None else message, stats=stats)
+
+    def _combine(self, model: LinearModel, settings: SolverSettings, results: dict, elapsed: float,
+                 stats: dict) -> ModelSolution:
+        """No proof: the best incumbent and the tightest bound across the members."""
+        sign = 1.0 if model.sense == "max" else -1.0
+        with_point = [(m, s) for m, s in results.items() if s.x is not None and s.objective is not None]
+        bounds = [s.bound for s in results.values() if s.bound is not None and s.status != "error"]
+        bound = (min(bounds) if model.sense == "max" else max(bounds)) if bounds else None
+        statuses = {s.status for s in results.values()}
+        if "time_limit" in statuses or len(results) < len(stats["portfolio_members"]):
+            status = "time_limit"
+        elif "feasible" in statuses:
+            status = "feasible"
+        else:
+            status = "error"
+        summary = "; ".join(f"{m}: {v['status']}" for m, v in stats["portfolio_members"].items())
+        if with_point:
+            winner, best = max(with_point, key=lambda ms: sign * ms[1].objective)
+            if status == "error":
+                status = "feasible" if settings.time_limit is None else "time_limit"
+            return self._answer(best, winner, elapsed, stats, status=status, bound=bound,
+                                message=f"no member proved optimality ({summary}); best point from {winner}")
+        return ModelSolution(status=status, x=None, objective=None, bound=bound, backend=self.name,
+                             solver_version=self.version(), run_time=elapsed,
+                             message=f"no member found a point ({summary})",
+                             stats={**stats, "portfolio_winner": None})
+
+
+def child_startup_s(member: str = "scip") -> float:
+    """The portfolio's start-up cost for a child member: the wall time to start its interpreter,
+    hand it a one-column model and read its answer (what a child member pays before its search)."""
+    from ..linear import ModelBuilder
+
+    b = ModelBuilder("one-column", "max")
+    b.add_block("x", 1, upper=1, integer=True, cost=[1])
+    answers: queue.Queue = queue.Queue()
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", __name__, member], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _talk(member, proc, pickle.dumps((b.build(), SolverSettings(), None)), answers)
+    return time.perf_counter() - start
+
+
+def _stoppable(backend) -> bool:
+    """Whether ``backend._solve`` takes a ``stop`` event (then it can race in this process)."""
+    try:
+        return "stop" in inspect.signature(backend._solve).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
+def _local(backend, model, settings, deadline_epoch, stop, answers) -> None:
+    """The in-process member: same settings, what is left of the limit, stopped by ``stop``."""
+    if deadline_epoch is not None:
+        settings = dataclasses.replace(settings, time_limit=max(1e-3, deadline_epoch - time.time()))
+    try:
+        sol = backend._solve(model, settings, stop=stop)
+    except Exception as exc:  # reported as this member's error, the race goes on
+        sol = ModelSolution("error", None, None, None, backend.name, "", 0.0,
+                            message=f"{type(exc).__name__}: {exc}")
+    if not stop.is_set():
+        answers.put((backend.name, sol))
+
+
+def _talk(member: str, proc: subprocess.Popen, payload: bytes, answers: queue.Queue) -> None:
+    """Feed one child its model and post its answer (an ``error`` solution if it failed)."""
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+        out = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait()
+    except (BrokenPipeError, OSError, ValueError):  # killed while we talked to it
+        return
+    if proc.returncode != 0 or not out:
+        if proc.returncode is not None and proc.returncode < 0:
+            return  # killed by the parent: it is not an answer
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        answers.put((member, ModelSolution("error", None, None, None, member, "", 0.0,
+                                           message=f"child failed: {tail[0]}")))
+        return
+    try:
+        answers.put((member, pickle.loads(out)))
+    except Exception as exc:  # pragma: no cover - a truncated answer
+        answers.put((member, ModelSolution("error", None, None, None, member, "", 0.0,
+                                           message=f"child answer unreadable: {exc}")))
+
+
+def _main() -> None:
+    from . import get_backend
+
+    # the pickled answer goes to the original stdout; solver output (C-level included) to stderr
+    answer = os.fdopen(os.dup(1), "wb")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    member = sys.argv[1]
+    model, settings, deadline_epoch = pickle.loads(sys.stdin.buffer.read())
+    if deadline_epoch is not None:
+        settings = dataclasses.replace(settings, time_limit=max(1e-3, deadline_epoch - time.time()))
+    solution = get_backend(member)._solve(model, settings)
+    answer.write(pickle.dumps(solution))
+    answer.flush()
+
+
+if __name__ == "__main__":
+    _main()
