@@ -12,21 +12,23 @@ capacity 1; request t has demands ``d_t in [0, eps]^m`` and a value density ``v_
 the request; the request is served iff ``v_t sum_i d_ti >= sum_i p_i d_ti`` and it fits.
 
 Algorithm network (policy): a shared MLP maps the state of one resource, the features
-``(z_i, min(t / horizon, 1), mean_k z_k)``, to a distribution over ``A`` price levels
-``u_a = a / (A - 1)``, the price being ``L (U / L)^u``. The deployed (deterministic) policy posts
-the expected level ``u = sum_a pi(a | s) u_a``; ``horizon`` is the training stream length (the
+``(z_i, min(t / horizon, 1), mean_k z_k)``, to a distribution over ``A`` price levels (``A - 1``
+evenly on [0, 1] and one just below 0, :func:`level_grid`), the price being ``L (U / L)^u``. The
+deployed (deterministic) policy posts the expected level ``u = sum_a pi(a | s) u_a`` clipped to
+[0, 1] (the level below 0 lets it post exactly L); ``horizon`` is the training stream length (the
 online algorithm does not know the stream length; the round feature saturates at 1).
 
 Per-round update: for a batch of streams, the deployed policy's trajectory is simulated; then for
 every round t, every resource i and every level a, the stream is rolled out with round t's price of
 resource i forced to ``u_a`` and every other price (before and after t) posted by the current
 deployed policy, giving the welfare ``W_t,i(a)``. The policy ascends
-``sum_b w_b sum_t sum_i sum_a pi(a | s_t,i) (W_t,i(a) - W_b) / W_b`` (the full expectation over
+``sum_b w_b sum_t sum_i sum_a pi(a | s_t,i) (W_t,i(a) - W_b) / OPT_b`` (the full expectation over
 actions; no sampled action), where ``W_b`` is the deployed welfare on stream b and the streams are
 weighted by ``w = softmax(kappa ln(OPT_b / W_b))``, a soft maximum: the game's payoff is the worst
 ratio, and a plain mean over streams would let easy streams outvote hard ones (observed: the
 policy collapsed to greedy pricing). A small entropy bonus keeps the level distribution from
-saturating early. All ``T * m * A`` rollouts of a batch run as one vectorized simulation.
+saturating early. (Dividing the gain by ``W_b`` instead of ``OPT_b`` was tried: on streams where
+the deployed policy earns almost nothing the gains explode and the policy collapses to greedy.) All ``T * m * A`` rollouts of a batch run as one vectorized simulation.
 
 Adversary network: an MLP maps Gaussian noise to the logits of a stream (values and demands);
 samples are the logits plus Gaussian noise of scale ``adv_sigma``, decoded by sigmoids into
@@ -57,7 +59,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["TrainConfig", "PricingPolicy", "train_pricing", "simulate_prices", "fractional_opt", "TrainLog"]
+__all__ = ["TrainConfig", "PricingPolicy", "train_pricing", "simulate_prices", "fractional_opt", "TrainLog",
+           "per_round_rollouts", "level_grid"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,13 @@ class TrainLog:
     seconds: float = 0.0
 
 
+def level_grid(levels: int) -> np.ndarray:
+    """``levels`` price levels: ``levels - 1`` evenly on [0, 1] and one at ``-1 / (levels - 2)`` below 0,
+    so that the expected level can reach 0 (price exactly L) with a finite network output."""
+    top = np.linspace(0.0, 1.0, levels - 1)
+    return np.concatenate([[-top[1]], top])
+
+
 def _torch():
     import torch
 
@@ -122,7 +132,7 @@ class PricingPolicy:
     def __init__(self, config: TrainConfig, weights: list[np.ndarray]):
         self.config = config
         self.weights = [np.asarray(w, float) for w in weights]
-        self.grid = np.linspace(0.0, 1.0, config.levels)
+        self.grid = level_grid(config.levels)
 
     @classmethod
     def fresh(cls, config: TrainConfig, seed: int = 0) -> "PricingPolicy":
@@ -163,8 +173,8 @@ class PricingPolicy:
         return e / e.sum(axis=-1, keepdims=True)
 
     def levels_posted(self, z: np.ndarray, t) -> np.ndarray:
-        """The deployed level ``u in [0, 1]`` per resource: the expected grid level."""
-        return self.probabilities(z, t) @ self.grid
+        """The deployed level ``u in [0, 1]`` per resource: the expected grid level, clipped."""
+        return np.clip(self.probabilities(z, t) @ self.grid, 0.0, 1.0)
 
     def prices(self, z: np.ndarray, t) -> np.ndarray:
         c = self.config
@@ -267,7 +277,7 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
     gen = torch.Generator().manual_seed(derive_seed(c.seed, "learned-pricing", "noise") % 2 ** 31)
     opt_pol = torch.optim.Adam(policy.parameters(), lr=c.policy_lr)
     opt_adv = torch.optim.Adam(adversary.parameters(), lr=c.adversary_lr)
-    grid = torch.linspace(0.0, 1.0, a_len, dtype=torch.float64)
+    grid = torch.from_numpy(level_grid(a_len))
     span = c.upper / c.lower
     log = TrainLog()
     archive_v = np.zeros((0, t_len))
@@ -281,7 +291,7 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
     def deployed_levels(z, t_frac):
         with torch.no_grad():
             logits = policy(feats(z, t_frac).float()).double()
-            return torch.softmax(logits, dim=-1) @ grid
+            return torch.clamp(torch.softmax(logits, dim=-1) @ grid, 0.0, 1.0)
 
     def decode(logits):
         lv = logits[:, :t_len]
@@ -289,33 +299,6 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
         values = c.lower * span ** torch.sigmoid(lv)
         demands = c.eps * (0.02 + 0.98 * torch.sigmoid(ld))
         return values, demands
-
-    def rollout_all(values, demands):
-        """values (B,T), demands (B,T,m) float64 tensors -> base welfare (B,), base z (B,T,m),
-        and W (B, T, m, A) with round t's price of resource i forced to level a."""
-        b = values.shape[0]
-        # index grid of rollouts: (b, t, i, a) flattened, plus the base trajectory per stream
-        bb, tt, ii, aa = torch.meshgrid(torch.arange(b), torch.arange(t_len), torch.arange(m), torch.arange(a_len),
-                                        indexing="ij")
-        bb, tt, ii, aa = bb.reshape(-1), tt.reshape(-1), ii.reshape(-1), aa.reshape(-1)
-        n = bb.shape[0]
-        z = torch.zeros(n + b, m, dtype=torch.float64)
-        w = torch.zeros(n + b, dtype=torch.float64)
-        zs_base = torch.zeros(b, t_len, m, dtype=torch.float64)
-        rows = torch.cat([bb, torch.arange(b)])
-        force_t = torch.cat([tt, torch.full((b,), -1)])
-        for t in range(t_len):
-            zs_base[:, t] = z[n:]
-            lev = deployed_levels(z, torch.full((n + b,), min(t / c.horizon, 1.0), dtype=torch.float64))
-            hit = (force_t == t).nonzero(as_tuple=True)[0]
-            lev[hit, ii[hit]] = grid[aa[hit]]
-            price = c.lower * span ** lev
-            d = demands[rows, t]
-            worth = values[rows, t] * d.sum(dim=1)
-            ok = (worth >= (price * d).sum(dim=1)) & torch.all(z + d <= 1.0 + 1e-12, dim=1)
-            z = z + ok[:, None] * d
-            w = w + ok * worth
-        return w[n:], zs_base, w[:n].reshape(b, t_len, m, a_len)
 
     for it in range(c.iterations):
         # ---- adversary step(s): REINFORCE on ALG / OPT against the current deployed policy
@@ -347,16 +330,16 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
         bv = torch.cat([values, torch.from_numpy(archive_v)])
         bd = torch.cat([demands, torch.from_numpy(archive_d)])
         b_opt = torch.cat([opt, torch.from_numpy(fractional_opt(archive_v, archive_d))])
-        base_w, zs_base, w_all = rollout_all(bv, bd)
+        base_w, zs_base, w_all = per_round_rollouts(deployed_levels, bv, bd, grid, c)
         b = bv.shape[0]
         t_frac = torch.tensor([min(t / c.horizon, 1.0) for t in range(t_len)], dtype=torch.float64)
         f = feats(zs_base.reshape(-1, m), t_frac.repeat(b)).float()      # (b*T, m, 3)
         probs = torch.softmax(policy(f).double(), dim=-1).reshape(b, t_len, m, a_len)
         # streams weighted by a soft maximum of their ratio (the game's payoff is the worst case,
         # not the mean); per stream, the per-round gain relative to the deployed welfare
-        base_safe = torch.clamp(base_w, min=1e-9 * float(b_opt.max()))
+        base_safe = torch.maximum(base_w, 1e-2 * b_opt)  # ratios above 100 weigh as 100
         weight = torch.softmax(c.worst_weight * torch.log(b_opt / base_safe), dim=0)
-        advantage = (w_all - base_w[:, None, None, None]) / base_safe[:, None, None, None]
+        advantage = (w_all - base_w[:, None, None, None]) / b_opt[:, None, None, None]
         per_stream = (probs * advantage).sum(dim=-1).sum(dim=(1, 2))
         entropy = -(probs * torch.log(probs + 1e-12)).sum(dim=-1).mean()
         objective = (weight * per_stream).sum() + c.entropy * entropy
@@ -373,6 +356,43 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
                      f"archive worst {log.archive_worst[-1]:.3f}", it / c.iterations)
     log.seconds = time.perf_counter() - start
     return PricingPolicy.from_torch(c, policy), log
+
+
+def per_round_rollouts(level_fn, values, demands, grid, c: TrainConfig):
+    """The per-round update's rollouts, all in one vectorized simulation.
+
+    ``level_fn(z (N, m), t_frac (N,)) -> (N, m)`` posted levels of the current policy; ``values``
+    (B, T) and ``demands`` (B, T, m) float64 tensors; ``grid`` the (A,) levels. Returns the
+    deployed welfare (B,), the deployed utilizations before every round (B, T, m), and
+    ``W[b, t, i, a]``: the welfare of stream b when round t's price of resource i is forced to
+    level a and every other price is the policy's (history before t is the deployed one, since the
+    policy is deterministic).
+    """
+    torch = _torch()
+    b, t_len, m = demands.shape
+    a_len = grid.shape[0]
+    span = c.upper / c.lower
+    bb, tt, ii, aa = torch.meshgrid(torch.arange(b), torch.arange(t_len), torch.arange(m), torch.arange(a_len),
+                                    indexing="ij")
+    bb, tt, ii, aa = bb.reshape(-1), tt.reshape(-1), ii.reshape(-1), aa.reshape(-1)
+    n = bb.shape[0]
+    z = torch.zeros(n + b, m, dtype=torch.float64)
+    w = torch.zeros(n + b, dtype=torch.float64)
+    zs_base = torch.zeros(b, t_len, m, dtype=torch.float64)
+    rows = torch.cat([bb, torch.arange(b)])
+    force_t = torch.cat([tt, torch.full((b,), -1)])
+    for t in range(t_len):
+        zs_base[:, t] = z[n:]
+        lev = level_fn(z, torch.full((n + b,), min(t / c.horizon, 1.0), dtype=torch.float64)).clone()
+        hit = (force_t == t).nonzero(as_tuple=True)[0]
+        lev[hit, ii[hit]] = grid[aa[hit]]
+        price = c.lower * span ** lev
+        d = demands[rows, t]
+        worth = values[rows, t] * d.sum(dim=1)
+        ok = (worth >= (price * d).sum(dim=1)) & torch.all(z + d <= 1.0 + 1e-12, dim=1)
+        z = z + ok[:, None] * d
+        w = w + ok * worth
+    return w[n:], zs_base, w[:n].reshape(b, t_len, m, a_len)
 
 
 def _deployed_welfare(deployed_levels, values, demands, c: TrainConfig):

@@ -73,3 +73,7 @@ PROBLEM.method("brute", kind="exact", fidelity="ours",
                applicable=lambda inst: (inst.num_requests <= BRUTE_MAX_REQUESTS,
                                         f"n = {inst.num_requests} requests, brute needs n <= {BRUTE_MAX_REQUESTS}"),
                )(algorithms.brute)
+
+from . import learned as _learned  # noqa: E402  (registers "learned"; see learned.py)
+
+_learned.register(PROBLEM)

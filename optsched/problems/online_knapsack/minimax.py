@@ -17,7 +17,7 @@ adversary is weaker than a continuous one).
 
 Formulation [ours; the spec's wave2 section 8 measured the dense form]: cumulative welfare
 variables ``R_j = R_{j-1} + v_j x_j`` make the prefix rows ``R_j >= r v_j`` two nonzeros each,
-so the model has 2K + 1 columns and about 5K nonzeros (the dense prefix rows have K^2 / 2).
+so the model has 2K + 1 columns and 6K - 1 nonzeros (the dense prefix rows have K^2 / 2).
 
 The same grid certifies a *posted-price policy* exactly (:func:`policy_grid_ratio`): a policy with
 a nondecreasing price ``psi(z)`` sells, while the value is ``v_j``, the capacity up to
@@ -64,7 +64,7 @@ def value_grid(lower: float, upper: float, grid: int) -> np.ndarray:
 
 
 def build_minimax_model(lower: float, upper: float, grid: int) -> LinearModel:
-    """The sparse minimax LP (columns ``r``, ``x[K]``, ``R[K]``; about 5K nonzeros)."""
+    """The sparse minimax LP (columns ``r``, ``x[K]``, ``R[K]``; 6K - 1 nonzeros)."""
     v = value_grid(lower, upper, grid)
     k = v.shape[0]
     b = ModelBuilder(f"minimax-pricing-U{upper / lower:g}-K{k}", sense="max")
