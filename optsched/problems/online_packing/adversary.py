@@ -28,7 +28,7 @@ class PackingAdversary:
     >>> a = PackingAdversary("greedy", resources=2, lower=1.0, upper=16.0, eps=0.1, requests=2)
     >>> inst = a.decode(np.array([1.0, 0.1, 0.0, 0.0, 0.5, 1.0, 1.0]))
     >>> inst.demands, inst.values
-    (((0.1, 0.0), (0.001, 0.0)), (16.0, 4.0))
+    (((0.1, 0.0), (0.001, 0.0)), (4.0, 16.0))
     """
 
     sense = "max"
