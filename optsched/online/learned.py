@@ -96,6 +96,8 @@ class TrainLog:
     mean_ratio: list[float] = field(default_factory=list)
     archive_worst: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    #: the archive at the end: (values (k, T), demands (k, T, m)), hardest first
+    worst_streams: tuple | None = None
 
 
 def level_grid(levels: int) -> np.ndarray:
@@ -251,10 +253,14 @@ def fractional_opt(values: np.ndarray, demands: np.ndarray) -> np.ndarray:
     return out
 
 
-def train_pricing(config: TrainConfig, *, log_every: int = 0, progress=None) -> tuple[PricingPolicy, TrainLog]:
+def train_pricing(config: TrainConfig, *, log_every: int = 0, progress=None,
+                  frozen: PricingPolicy | None = None) -> tuple[PricingPolicy, TrainLog]:
     """Train the pricing policy against the adversary network (seeded, deterministic on CPU).
 
-    Returns the deployed policy and the training log (payoff per iteration).
+    Returns the deployed policy and the training log (payoff per iteration). With ``frozen`` (a
+    trained policy), only the adversary network trains, against that fixed policy: the log's
+    ``archive_worst`` is then the worst ratio its own adversary network finds, and
+    ``log.worst_streams`` holds the hardest streams (values, demands) for an exact re-evaluation.
     """
     torch = _torch()
     from optsched.core.rng import derive_seed, make_rng
@@ -262,15 +268,21 @@ def train_pricing(config: TrainConfig, *, log_every: int = 0, progress=None) -> 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _train(torch, config, derive_seed, make_rng, log_every, progress)
+        return _train(torch, config, derive_seed, make_rng, log_every, progress, frozen)
     finally:
         torch.set_num_threads(threads)
 
 
-def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
+def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress, frozen=None):
     start = time.perf_counter()
     torch.manual_seed(derive_seed(c.seed, "learned-pricing", "policy") % 2 ** 31)
     policy = _mlp(torch, [3, c.hidden, c.hidden, c.levels])
+    if frozen is not None:
+        layers = [layer for layer in policy if hasattr(layer, "weight")]
+        with torch.no_grad():
+            for k, layer in enumerate(layers):
+                layer.weight.copy_(torch.from_numpy(frozen.weights[2 * k]))
+                layer.bias.copy_(torch.from_numpy(frozen.weights[2 * k + 1]))
     torch.manual_seed(derive_seed(c.seed, "learned-pricing", "adversary") % 2 ** 31)
     m, t_len, a_len = c.resources, c.horizon, c.levels
     adversary = _mlp(torch, [c.noise_dim, 64, t_len * (1 + m)])
@@ -326,6 +338,13 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
         a_pay = (a_alg / a_opt).numpy()
         keep = np.argsort(a_pay, kind="stable")[:c.archive]
         archive_v, archive_d = archive_v[keep], archive_d[keep]
+        if frozen is not None:
+            ratios = (opt / torch.clamp(alg, min=1e-12)).numpy()
+            log.iteration.append(it)
+            log.worst_ratio.append(float(ratios.max()))
+            log.mean_ratio.append(float(ratios.mean()))
+            log.archive_worst.append(float(1.0 / max(a_pay[keep].min(), 1e-12)))
+            continue
         # ---- per-round policy update on the adversary batch + archive
         bv = torch.cat([values, torch.from_numpy(archive_v)])
         bd = torch.cat([demands, torch.from_numpy(archive_d)])
@@ -355,6 +374,7 @@ def _train(torch, c: TrainConfig, derive_seed, make_rng, log_every, progress):
             progress(f"iteration {it}: adversary batch worst OPT/ALG {ratios.max():.3f}, "
                      f"archive worst {log.archive_worst[-1]:.3f}", it / c.iterations)
     log.seconds = time.perf_counter() - start
+    log.worst_streams = (archive_v, archive_d)
     return PricingPolicy.from_torch(c, policy), log
 
 
