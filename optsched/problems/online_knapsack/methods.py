@@ -45,3 +45,7 @@ PROBLEM.method("brute", kind="exact", fidelity="ours",
                applicable=size_limit(lambda inst: inst.num_requests, BRUTE_MAX_REQUESTS, "requests", "brute"),
                )(algorithms.brute)
 
+
+from . import learned as _learned  # noqa: E402  (registers "learned"; see learned.py)
+
+_learned.register(PROBLEM)

@@ -1,0 +1,87 @@
+"""The multi-resource learned pricing policy of ``online-packing`` [reconstruction].
+
+The shared network of :mod:`optsched.online.learned` maps one resource's state
+``(z_i, round, mean utilization)`` to its price level, so one trained policy prices any number of
+resources. The bundled policy (``weights/pricing-2r-U16.json``) is trained with m = 2 resources,
+U / L = 16, eps = 0.1 on 20-request streams; it is written only by :func:`regenerate` (seeded;
+``python -m optsched.problems.online_packing.learned``). On other instances its levels are applied
+on the instance's own scale ``L (U / L)^u``; the result's stats say so.
+
+Guarantee: none (no closed-form competitive threshold is known for this multi-resource setting;
+the worst case found by :mod:`optsched.online.adversary` is reported).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from optsched.core.errors import InvalidInstanceError
+from optsched.core.registry import Outcome
+from optsched.core.solving import SolveContext
+from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
+
+from .algorithms import post_prices
+from .instance import OnlinePackingInstance
+
+__all__ = ["training_config", "regenerate", "bundled_policy", "learned", "WEIGHTS_PATH"]
+
+WEIGHTS_PATH = Path(__file__).with_name("weights") / "pricing-2r-U16.json"
+SEED = 0
+
+
+def training_config(*, seed: int = SEED, iterations: int = 300, resources: int = 2, ratio: float = 16.0) -> TrainConfig:
+    """The configuration of the bundled multi-resource policy."""
+    return TrainConfig(resources=resources, lower=1.0, upper=float(ratio), eps=0.1, horizon=20, levels=13, batch=12,
+                       archive=12, iterations=iterations, seed=seed)
+
+
+def regenerate(*, seed: int = SEED, path: Path | None = None, progress=None):
+    """Train the bundled policy (seeded) and write it; returns the training log."""
+    path = Path(path) if path else WEIGHTS_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    policy, log = train_pricing(training_config(seed=seed), log_every=50 if progress else 0, progress=progress)
+    policy.save(path, extra={"seconds": round(log.seconds, 1), "final_archive_worst": log.archive_worst[-1],
+                             "generated_by": "optsched.problems.online_packing.learned.regenerate"})
+    bundled_policy.cache_clear()
+    return log
+
+
+@lru_cache(maxsize=None)
+def bundled_policy() -> PricingPolicy:
+    if not WEIGHTS_PATH.exists():
+        raise FileNotFoundError(f"{WEIGHTS_PATH} is missing: run python -m optsched.problems.online_packing.learned")
+    return PricingPolicy.load(WEIGHTS_PATH)
+
+
+def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
+    """Post the learned per-resource prices before each request [reconstruction; no guarantee].
+
+    Option ``weights``: a policy JSON (default: the bundled one). Complexity O(n m h^2).
+
+    >>> import optsched
+    >>> r = optsched.solve(optsched.generate("online-packing", seed=0, preset="small"), "learned")
+    >>> r.status
+    'feasible'
+    """
+    path = ctx.options.get("weights") or ""
+    if path:
+        try:
+            policy = PricingPolicy.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InvalidInstanceError(instance.problem, "option weights", f"cannot load a policy: {exc}", path) from None
+    else:
+        policy = bundled_policy()
+    out = post_prices(instance, lambda z, t: policy.price_for(instance.lower, instance.upper, z[None, :], t)[0])
+    out.status = "feasible"
+    out.stats["policy"] = str(path) if path else "bundled (m = 2, U/L = 16)"
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - the seeded script that writes weights/
+    import sys
+
+    regenerate(progress=lambda m, f: print(m, file=sys.stderr, flush=True))
+    print(f"wrote {WEIGHTS_PATH}")
