@@ -24,7 +24,7 @@ FIND_LINKS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
 	@echo "make repro     regenerate paper_repro/results (QUICK=1 for the reduced run)"
-	@echo "make bench     run the benchmarks and heavy cases"
+	@echo "make bench     run the benchmarks, heavy cases and every property test with fresh seeds"
 	@echo "make instances regenerate instances/ and their reference values"
 	@echo "make models    regenerate the analytic DNN profiles in models/"
 	@echo "make lock      re-resolve requirements.lock (needs network and uv)"
@@ -41,7 +41,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(PY) -m pytest -q -m "slow" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
+	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
 
 repro: $(STAMP)
 	$(VENV)/bin/optsched repro $(if $(QUICK),--quick,) --jobs $(JOBS)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import optsched
-from optsched.core.simulation import Cluster, FifoPolicy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, FifoPolicy, SimJob, Simulator
 
 from tests.conftest import require_data
 

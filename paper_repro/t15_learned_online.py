@@ -76,7 +76,7 @@ def _adapter(name: str):
 
         return SrptAdversary(method, jobs=5)
     if problem == "pipeline-schedule":
-        from optsched.problems.pipeline_schedule.adversary import AdaGrouperAdversary
+        from optsched.problems.pipeline_adaptive.adversary import AdaGrouperAdversary
 
         return AdaGrouperAdversary()
     if problem == "online-knapsack":

@@ -1,7 +1,9 @@
 """Shared test configuration: the hypothesis profiles, the real-data helper and the skip summary.
 
-Profiles: ``ci`` (default; deterministic, few examples, no deadline: these machines are shared and
-noisy) and ``dev`` (more examples). Choose with ``HYPOTHESIS_PROFILE``.
+Profiles (``tests/hypothesis_profiles.py``): ``ci`` (default; deterministic, few examples, no
+deadline: these machines are shared and noisy), ``dev`` (more examples) and ``bench`` (``make
+bench``: fresh random seeds, many more examples, the seed of a failure printed). Choose with
+``HYPOTHESIS_PROFILE``.
 """
 
 from __future__ import annotations
@@ -10,12 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", deadline=None, max_examples=15, derandomize=True, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", deadline=None, max_examples=100)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+from tests.hypothesis_profiles import *  # noqa: E402,F401,F403  (ci / dev / bench profiles and their hooks)
 
 DATA_SKIP_PREFIX = "data:"
 

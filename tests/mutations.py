@@ -208,7 +208,7 @@ MUTATIONS = [
       "welfare = math.fsum(instance.values[t] for t in set(accepted))", "welfare without the demand factor"),
     M("srpt-flow", "srpt", "simulator", PP + "srpt/instance.py",
       "flow.append(last_end - job.arrival)", "flow.append(last_end)", "completion time instead of flow time"),
-    M("ps-peak-inflight", "pipeline-schedule", "simulator", "optsched/pipeline/schedule_sim.py",
+    M("ps-peak-inflight", "pipeline-schedule", "simulator", "optsched/simulation/pipeline.py",
       "return np.cumsum(steps, axis=1).max(axis=1, initial=0)", "return np.cumsum(steps, axis=1).max(axis=1, initial=0) - 1",
       "peak in-flight count one too low"),
     M("psl-progress", "ps-locality", "simulator", PP + "ps_locality/instance.py",

@@ -8,7 +8,7 @@ from optsched.online.adversary import search
 from optsched.online.guarantees import GuaranteeWatch, attack
 from optsched.problems.online_knapsack.adversary import KnapsackAdversary
 from optsched.problems.online_packing.adversary import PackingAdversary
-from optsched.problems.pipeline_schedule.adversary import AdaGrouperAdversary
+from optsched.problems.pipeline_adaptive.adversary import AdaGrouperAdversary
 from optsched.problems.ps_locality.adversary import PsLocalityAdversary
 from optsched.problems.rar_online.adversary import THEOREM_G_TEMPLATE, RarOnlineAdversary
 

@@ -1,4 +1,4 @@
-"""Placement policies on the shared event simulator (:mod:`optsched.core.simulation`).
+"""Placement policies on the shared event simulator (:mod:`optsched.simulation.cluster`).
 
 Every policy places waiting jobs when a job arrives or completes, and then re-sets the rate of
 every running job from its current co-runners (the instance's rate model). Non-preemptive.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 from optsched.core.errors import OptschedError
-from optsched.core.simulation import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
 from optsched.workloads.colocation import (Snapshot, build_placement_model, candidates, decode_placement,
                                            greedy_placement)
 

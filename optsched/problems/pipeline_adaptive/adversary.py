@@ -33,7 +33,7 @@ class TraceInput:
     """One adversarial input: the bandwidth trace (the setting is the adapter's)."""
 
     trace: BandwidthTrace
-    problem = "pipeline-schedule"
+    problem = "pipeline-adaptive"
 
     def to_json(self) -> dict:
         return {"period": self.trace.period, "bandwidth": self.trace.bandwidth.tolist()}
