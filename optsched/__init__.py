@@ -20,7 +20,9 @@ from .core.result import Result
 from .core.solving import solve
 from . import problems as _problems  # noqa: E402,F401  (importing registers every problem)
 from .api import check, generate, load_instance, load_result  # noqa: E402
+from .frames import repro_frame, results_frame  # noqa: E402
 
 __all__ = ["solve", "check", "generate", "load_instance", "load_result", "get_problem", "list_problems",
+           "results_frame", "repro_frame",
            "Result", "OptschedError", "InvalidInstanceError", "UnknownNameError", "Infeasible",
            "__version__"]

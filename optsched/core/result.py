@@ -103,6 +103,12 @@ class Result:
                 raise InvalidInstanceError("result", key, "missing")
         return cls(**data)
 
+    def to_frame(self):
+        """This result as a one-row pandas DataFrame (see :func:`optsched.frames.results_frame`)."""
+        from optsched.frames import results_frame
+
+        return results_frame([self])
+
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.dumps() + "\n")
 

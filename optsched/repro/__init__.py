@@ -12,5 +12,13 @@ from .keys import cell_key, cell_seed
 from .runner import RunOptions, run
 from .stats import MeanCI, mean_ci95
 
+
+def load(experiment_id: str, out="paper_repro/results", quick: bool = False):
+    """The cells a sweep stored for ``experiment_id`` as a pandas DataFrame
+    (:func:`optsched.frames.repro_frame`)."""
+    from optsched.frames import repro_frame
+
+    return repro_frame(experiment_id, out, quick)
+
 __all__ = ["Experiment", "ReportWriter", "mean_ci95", "MeanCI", "RunOptions", "run", "ResultsDB", "cell_key",
-           "cell_seed"]
+           "cell_seed", "load"]

@@ -1,0 +1,84 @@
+"""Results as pandas data frames, for analysis in a notebook or a script.
+
+* :func:`results_frame`: one row per result (records, result files, or folders of them): the
+  record's scalar fields (problem, method, fidelity, status, objective, bound, gap, wall_s,
+  backend, seed, instance_sha256, ...), the method's options and the scalar ``stats`` as columns
+  (``option.<name>``, ``stats.<name>``); solutions stay out (they are per-problem structures).
+* :func:`repro_frame` (also ``optsched.repro.load``): the rows a sweep stored in its results
+  database (``<out>/.runs/<ID>[-quick].sqlite``), one row per cell, with the cell's key, seed,
+  wall and CPU time and worker beside the experiment's own columns.
+
+>>> import optsched
+>>> inst = optsched.generate("mknap", seed=1, preset="tiny")
+>>> frame = results_frame([optsched.solve(inst, m) for m in ("milp", "greedy", "lp-round")])
+>>> list(frame["method"]), bool((frame["objective"] <= frame.loc[0, "objective"]).all())
+(['milp', 'greedy', 'lp-round'], True)
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterable
+
+from .core.errors import InvalidInstanceError
+from .core.result import Result
+
+__all__ = ["results_frame", "result_row", "repro_frame"]
+
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def result_row(result: Result) -> dict:
+    """A flat dict of a result's scalar fields, options and scalar stats (no solution)."""
+    row = {k: v for k, v in result.to_json().items() if k not in ("solution", "settings", "stats")}
+    for key, value in (result.settings or {}).items():
+        if key == "options":
+            row.update({f"option.{k}": v for k, v in (value or {}).items() if isinstance(v, _SCALARS)})
+        elif isinstance(value, _SCALARS):
+            row[f"setting.{key}"] = value
+    row.update({f"stats.{k}": v for k, v in (result.stats or {}).items() if isinstance(v, _SCALARS)})
+    return row
+
+
+def _results(items: Iterable[Any]) -> Iterable[Result]:
+    for item in items:
+        if isinstance(item, Result):
+            yield item
+        elif isinstance(item, dict):
+            yield Result.from_json(item)
+        else:
+            path = Path(item)
+            if path.is_dir():
+                yield from _results(sorted(path.glob("*.json")))
+            else:
+                try:
+                    data = json.loads(path.read_text())
+                except (OSError, json.JSONDecodeError) as exc:
+                    raise InvalidInstanceError("result", str(path), f"cannot read a result: {exc}") from None
+                yield Result.from_json(data)
+
+
+def results_frame(items: Result | Iterable[Any]):
+    """A pandas DataFrame with one row per result (see the module docstring)."""
+    import pandas as pd
+
+    if isinstance(items, (Result, dict, str, Path)):
+        items = [items]
+    return pd.DataFrame([result_row(r) for r in _results(items)])
+
+
+def repro_frame(experiment_id: str, out: str | Path = "paper_repro/results", quick: bool = False):
+    """The cells a sweep stored for ``experiment_id`` as a DataFrame (see the module docstring)."""
+    import pandas as pd
+
+    path = Path(out) / ".runs" / f"{experiment_id}{'-quick' if quick else ''}.sqlite"
+    if not path.is_file():
+        raise InvalidInstanceError("repro", str(path), f"no results database for {experiment_id!r} "
+                                   f"({'QUICK' if quick else 'full'} run) under {out}")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        cells = conn.execute("SELECT key, seed, row, wall_s, cpu_s, worker FROM cells ORDER BY rowid").fetchall()
+    rows = [{**json.loads(row), "cell_key": key, "cell_seed": seed, "cell_wall_s": wall, "cell_cpu_s": cpu,
+             "worker": worker} for key, seed, row, wall, cpu, worker in cells]
+    return pd.DataFrame(rows)
