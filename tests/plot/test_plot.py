@@ -1,0 +1,75 @@
+"""Pictures of solutions: each kind renders, is not blank, and draws what the solution says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optsched
+from optsched.core.errors import InvalidInstanceError
+from optsched.plot import PLOTTERS, plot
+
+
+def _not_blank(path) -> bool:
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(path)
+    return img.shape[0] > 100 and img.shape[1] > 100 and float(np.std(img[..., :3])) > 0.01
+
+
+CASES = {
+    "pipeline-schedule": ("hetero-small", "1f1b"),
+    "srpt": ("tiny", "a-srpt"),
+    "rar-online": ("tiny", "gadget"),
+    "pipeline-partition": ("tiny", "dp"),
+    "intra-op": ("tiny", "milp"),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(PLOTTERS))
+def test_every_picture_renders_in_every_format(problem, tmp_path):
+    preset, method = CASES[problem]
+    inst = optsched.generate(problem, seed=1, preset=preset)
+    res = optsched.solve(inst, method)
+    assert res.solution is not None
+    for suffix in (".png", ".svg", ".pdf"):
+        path = tmp_path / f"{problem}{suffix}"
+        plot(inst, res, path)
+        assert path.stat().st_size > 1000
+    assert _not_blank(tmp_path / f"{problem}.png")
+
+
+def test_pipeline_gantt_draws_one_bar_per_operation_and_the_bound():
+    inst = optsched.generate("pipeline-schedule", seed=3, preset="hetero-small")
+    res = optsched.solve(inst, "list")
+    fig = plot(inst, res)
+    assert fig.optsched["bars"] == 2 * inst.stages * inst.microbatches
+    assert fig.optsched["makespan"] == pytest.approx(res.objective)
+    assert fig.optsched["lower_bound"] <= res.objective
+    drawn = [p for p in fig.axes[0].patches if p.get_height() == pytest.approx(0.8)]
+    assert len(drawn) == 2 * inst.stages * inst.microbatches
+
+
+def test_cluster_gantt_has_a_bar_per_segment_and_server():
+    inst = optsched.generate("srpt", seed=2, preset="tiny")
+    res = optsched.solve(inst, "a-srpt")
+    expected = sum(len(set(seg["servers"])) for job in res.solution["jobs"] for seg in job["segments"])
+    assert plot(inst, res).optsched["bars"] == expected
+
+
+def test_partition_picture_names_every_stage():
+    inst = optsched.generate("pipeline-partition", seed=2, preset="tiny")
+    res = optsched.solve(inst, "dp")
+    fig = plot(inst, res)
+    assert fig.optsched["stages"] == len(res.solution["replicas"])
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert sum(t.startswith("stage ") for t in texts) == len(res.solution["replicas"])
+
+
+def test_errors_are_typed():
+    inst = optsched.generate("mknap", seed=1, preset="tiny")
+    with pytest.raises(InvalidInstanceError, match="no picture"):
+        plot(inst, optsched.solve(inst, "greedy"))
+    pinst = optsched.generate("pipeline-schedule", seed=1, preset="hetero-small")
+    with pytest.raises(InvalidInstanceError, match="-o"):
+        plot(pinst, optsched.solve(pinst, "1f1b"), "out.jpg")
