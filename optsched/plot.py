@@ -88,18 +88,27 @@ def _pipeline_schedule(instance, result: Result):
 
 
 def _srpt(instance, result: Result):
-    servers = len(instance.gpus_per_server)
-    fig, ax = _figure(figsize=(10, 0.45 * servers + 1.8))
+    """GPUs x time: server s is a band of ``gpus_per_server[s]`` lanes; each segment of a job takes
+    as many lanes on a server as it has graph nodes there (first free lanes)."""
+    gpus = list(instance.gpus_per_server)
+    servers = len(gpus)
+    fig, ax = _figure(figsize=(10, 0.5 * servers + 1.8))
+    lanes = [np.zeros(g) for g in gpus]             # end time of the last bar in each lane
     bars = 0
-    for job in result.solution["jobs"]:
-        for seg in job["segments"]:
-            for s in sorted(set(seg["servers"])):
-                ax.barh(s, seg["end"] - seg["start"], left=seg["start"], height=0.8, color=color_for(job["id"]),
-                        edgecolor="black", linewidth=0.3)
+    segments = sorted(((seg["start"], seg["end"], job["id"], seg["servers"]) for job in result.solution["jobs"]
+                       for seg in job["segments"]), key=lambda s: (s[0], s[2]))
+    for start, end, job_id, placed in segments:
+        for s in sorted(set(placed)):
+            need = placed.count(s)
+            free = np.flatnonzero(lanes[s] <= start + 1e-9)[:need]
+            for lane in free:
+                ax.barh(s + (lane + 0.5) / gpus[s] - 0.5, end - start, left=start, height=0.9 / gpus[s],
+                        color=color_for(job_id), edgecolor="black", linewidth=0.2)
+                lanes[s][lane] = end
                 bars += 1
     ax.set_yticks(range(servers), [f"server {s}" for s in range(servers)])
-    ax.invert_yaxis()
-    ax.set_xlabel("time (s); colour = job, a job that returns after a gap was preempted")
+    ax.set_ylim(servers - 0.5, -0.5)
+    ax.set_xlabel("time (s); one lane per GPU, colour = job; a job that returns after a gap was preempted")
     ax.set_title(f"{result.method}: total flow time {result.objective:.4g}")
     fig.tight_layout()
     fig.optsched = {"bars": bars}
