@@ -127,9 +127,10 @@ def run_cell(params: dict, seed: int) -> dict:
         worst = 0.0
         zero = 0
         for v, d in zip(values, demands):
+            live = d[:, 0] > 0  # the adversary network's stream stops where demands become 0
             inst = OnlineKnapsackInstance(lower=1.0, upper=float(params["ratio"]), eps=cfg.eps,
-                                          demands=d[:, 0].clip(1e-12, cfg.eps).tolist(),
-                                          values=v.clip(1.0, float(params["ratio"])).tolist())
+                                          demands=d[live, 0].clip(max=cfg.eps).tolist(),
+                                          values=v[live].clip(1.0, float(params["ratio"])).tolist())
             opt = optsched.solve(inst, "milp").objective
             alg = optsched.solve(inst, "learned").objective
             if alg <= 0:
