@@ -127,3 +127,16 @@ def test_bundled_weights_are_regenerated_by_the_script(tmp_path):
     bundled = json.loads(pk.WEIGHTS_PATH.read_text())
     for x, y in zip(ours["weights"], bundled["weights"]):
         assert np.allclose(x, y, rtol=0, atol=1e-9)
+
+
+def test_adversary_network_can_stop_the_stream():
+    cfg = TrainConfig(**{**TINY.__dict__, "adversary_stops": True, "iterations": 2})
+    _, log = train_pricing(cfg)
+    values, demands = log.worst_streams
+    lengths = (demands[:, :, 0] > 0).sum(axis=1)
+    # every stream keeps a non-empty prefix and nothing after its stop
+    assert lengths.min() >= 1 and lengths.min() < cfg.horizon
+    for d, n in zip(demands[:, :, 0], lengths):
+        assert np.all(d[:n] > 0) and np.all(d[n:] == 0)
+    _, plain = train_pricing(TINY)
+    assert np.all(plain.worst_streams[1] > 0)   # without the option every request exists
