@@ -152,7 +152,7 @@ def build_table(qset: QualitySet, log=print) -> dict:
         rows.append({"instance": {"generator": f"optsched.generate({qset.problem!r})", "preset": preset,
                                   "seed": seed, "options": options, "sha256": inst.sha256(),
                                   "data": inst.to_json()},
-                     "reference": {"method": ref_name, "kind": ref_method.kind,
+                     "ref": {"method": ref_name, "kind": ref_method.kind,
                                    "status": ref.status, "value": ref_value, "backend": ref.backend,
                                    "solver_version": ref.solver_version},
                      "methods": results})
@@ -184,7 +184,7 @@ def build_table(qset: QualitySet, log=print) -> dict:
 def write_csv(table: dict, path: Path) -> None:
     lines = ["preset,seed,reference_method,reference_status,reference_value,method,status,objective,ratio"]
     for row in table["rows"]:
-        inst, ref = row["instance"], row["reference"]
+        inst, ref = row["instance"], row["ref"]
         for name, res in row["methods"].items():
             lines.append(",".join(str(v) for v in (
                 inst["preset"], inst["seed"], ref["method"], ref["status"], repr(ref["value"]), name,
@@ -219,7 +219,7 @@ def write_summary(out_dir: Path) -> Path:
         if not path.is_file():
             continue
         table = json.loads(path.read_text())
-        refs = sorted({row["reference"]["method"] + (" (bound)" if row["reference"]["kind"] == "bound" else "")
+        refs = sorted({row["ref"]["method"] + (" (bound)" if row["ref"]["kind"] == "bound" else "")
                        for row in table["rows"]})
         problem = optsched.get_problem(name)
         for method, summ in table["summary"].items():
@@ -264,7 +264,7 @@ def regressions(table: dict, methods: list[str] | None = None, options: dict | N
             if bad or worse_than(table["sense"], r.objective, rec["objective"]):
                 out.append(f"{table['problem']} {inst_rec['preset']} s{inst_rec['seed']} {name}: "
                            f"{r.status} {r.objective!r}, recorded {rec['objective']!r} "
-                           f"(ratio {ratio(table['sense'], r.objective, row['reference']['value'])!r} "
+                           f"(ratio {ratio(table['sense'], r.objective, row['ref']['value'])!r} "
                            f"vs {rec['ratio']!r})")
     return out
 

@@ -36,7 +36,7 @@ def test_table_covers_every_non_exact_method(problem):
     assert set(quality_methods(optsched.get_problem(problem))) == recorded
     for row in table["rows"]:
         assert row["instance"]["generator"] and row["instance"]["preset"] and "seed" in row["instance"]
-        assert row["reference"]["method"] and row["reference"]["status"] in ("optimal", "feasible")
+        assert row["ref"]["method"] and row["ref"]["status"] in ("optimal", "feasible")
         for name, rec in row["methods"].items():
             if rec.get("ratio") is not None:
                 # never better than the exact optimum or the proven bound
