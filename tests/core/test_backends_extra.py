@@ -92,7 +92,12 @@ def test_exact_models_agree_with_highs_or_are_refused(problem, method, seed, bac
 def test_portfolio_agrees_with_highs(problem, method, seed):
     verdict, res = agree_or_refuse(problem, method, seed, "portfolio")
     assert verdict == "agrees"
-    assert res.stats["portfolio_winner"] in ("highs", "scip")
+    raced = set(res.stats["portfolio_members"])
+    assert res.stats["portfolio_winner"] in raced
+    # CP-SAT replaces HiGHS exactly on the models it accepts
+    accepted = get_backend("cpsat").refusal(optsched.get_problem(problem).build_model(
+        optsched.get_problem(problem).tiny_instances(seed))) is None
+    assert raced == ({"cpsat", "scip"} if accepted else {"highs", "scip"})
 
 
 @pytest.mark.slow
@@ -199,8 +204,8 @@ def test_node_limit_is_deterministic_feasible_with_bound(backend, hard_model):
 
 @pytest.mark.parametrize("backend", ["scip", "cpsat", "portfolio"])
 def test_time_limit_reports_incumbent_bound_and_gap(backend, hard_model):
-    # the portfolio's members start a fresh interpreter each (about 1 s on a loaded machine)
-    limit = 4.0 if backend == "portfolio" else 1.0
+    # the portfolio's child member starts a fresh interpreter (about 1 s on a loaded machine)
+    limit = 2.0 if backend == "portfolio" else 1.0
     sol = get_backend(backend).solve(hard_model, SolverSettings(time_limit=limit))
     if backend == "portfolio":
         _check_combination(sol)
@@ -229,7 +234,10 @@ def test_portfolio_first_proof_wins_and_the_loser_is_stopped():
     assert res.status == "optimal" and res.objective == optsched.solve(inst, "milp").objective
     winner = res.stats["portfolio_winner"]
     members = res.stats["portfolio_members"]
-    assert set(members) == {"highs", "scip"} and members[winner]["status"] == "optimal"
+    assert set(members) == {"cpsat", "scip"} and members[winner]["status"] == "optimal"
+    assert res.stats["portfolio_substituted"] == {"highs": "cpsat"}
+    strict = optsched.solve(inst, "milp", backend="portfolio:highs+scip")
+    assert set(strict.stats["portfolio_members"]) == {"highs", "scip"} and strict.objective == res.objective
     assert all(v["status"] in ("optimal", "killed") for v in members.values())
     assert res.stats["portfolio_overhead_s"] >= 0
 
@@ -244,6 +252,7 @@ def test_portfolio_members_and_refusals():
     with pytest.raises(UnknownNameError, match="gurobi"):
         get_backend("portfolio:highs+gurobi")
     assert PortfolioBackend(("scip", "highs")).name == "portfolio:scip+highs"
+    assert get_backend("portfolio:highs+scip").name == "portfolio:highs+scip"  # no substitution
     assert "portfolio" in BACKENDS and get_backend("portfolio").members == ("highs", "scip")
 
 

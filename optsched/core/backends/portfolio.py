@@ -1,7 +1,10 @@
 """The portfolio back-end: race several back-ends on the same model, one process each.
 
-``portfolio`` races ``highs`` and ``scip`` (``portfolio:highs+cpsat+scip`` names another set;
-``PortfolioBackend(members=...)`` in Python). Every member but one solves in its own child
+``portfolio`` races ``highs`` and ``scip``, except that ``cpsat`` takes HiGHS' place on a model
+it accepts exactly (pure-integer data with an exact integer scaling): on OR-Library mknapcb1 CP-SAT
+proved every optimum faster than HiGHS (``paper_repro/t16_solvers.py``).
+``portfolio:highs+scip`` races exactly the members named (``PortfolioBackend(members=...,
+substitutes=...)`` in Python); ``stats["portfolio_substituted"]`` records a substitution. Every member but one solves in its own child
 interpreter (the protocol of :mod:`.watchdog`: pickled model and settings on stdin, pickled
 answer on stdout, solver output to stderr); all get the same settings and what is left of the
 time limit, so two members use the machine's two cores.
@@ -69,7 +72,8 @@ class PortfolioBackend(Backend):
     bound_support = "the tightest bound of any member; none when every member was killed"
     watchdog = "process"
 
-    def __init__(self, members: tuple[str, ...] = DEFAULT_MEMBERS, name: str | None = None):
+    def __init__(self, members: tuple[str, ...] = DEFAULT_MEMBERS, name: str | None = None,
+                 substitutes: dict[str, str] | None = None):
         from . import BACKENDS
 
         members = tuple(members)
@@ -80,7 +84,9 @@ class PortfolioBackend(Backend):
                 known = [k for k in BACKENDS if parse_portfolio_name(k) is None]
                 raise SolverError(f"unknown portfolio member {m!r} (known: {', '.join(known)})")
         self.members = members
-        self.name = name or ("portfolio" if members == DEFAULT_MEMBERS else "portfolio:" + "+".join(members))
+        self.name = name or "portfolio:" + "+".join(members)
+        #: member -> the back-end that takes its place on the models the latter accepts
+        self.substitutes = dict(substitutes or {})
 
     def version(self) -> str:
         from . import get_backend
@@ -96,7 +102,12 @@ class PortfolioBackend(Backend):
         start = time.perf_counter()
         refused = {}
         racing = []
-        for m in self.members:
+        chosen = list(self.members)
+        for i, m in enumerate(chosen):
+            sub = self.substitutes.get(m)
+            if sub is not None and sub not in chosen and getattr(get_backend(sub), "refusal", lambda _m: "")(model) is None:
+                chosen[i] = sub
+        for m in chosen:
             why = getattr(get_backend(m), "refusal", lambda _model: None)(model)
             if why is None:
                 racing.append(m)
@@ -169,7 +180,8 @@ class PortfolioBackend(Backend):
             else:
                 members[m] = {"status": sol.status, "objective": sol.objective, "bound": sol.bound,
                               "run_time": sol.run_time, "message": sol.message}
-        stats = {"portfolio_members": members, "portfolio_refused": refused}
+        stats = {"portfolio_members": members, "portfolio_refused": refused,
+                 "portfolio_substituted": {a: b for a, b in zip(self.members, chosen) if a != b}}
         if winner is not None:
             return self._answer(results[winner], winner, elapsed, stats)
         return self._combine(model, settings, results, elapsed, stats)
