@@ -14,9 +14,90 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..errors import InvalidInstanceError
 from ..linear import LinearModel, ModelSolution
 
-__all__ = ["SolverSettings", "Backend", "finish"]
+__all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
+           "abandoned_solver_threads"]
+
+#: features a linear model may need from a back-end
+FEATURES = ("integer columns", "continuous columns", "free columns", "equality rows", "ranged rows",
+            "empty rows", "unreferenced columns", "fixed columns", "objective offset", "no rows")
+
+
+def model_features(model: LinearModel) -> frozenset:
+    """The :data:`FEATURES` a model uses."""
+    out = set()
+    ints = model.integrality
+    if ints.any():
+        out.add("integer columns")
+    if (~ints).any():
+        out.add("continuous columns")
+    if (np.isinf(model.col_lower) & np.isinf(model.col_upper)).any():
+        out.add("free columns")
+    if (model.col_lower == model.col_upper).any():
+        out.add("fixed columns")
+    rl, ru = model.row_lower, model.row_upper
+    if (rl == ru).any():
+        out.add("equality rows")
+    if (np.isfinite(rl) & np.isfinite(ru) & (rl != ru)).any():
+        out.add("ranged rows")
+    if model.num_rows == 0:
+        out.add("no rows")
+    else:
+        counts = np.diff(model.matrix.tocsr().indptr)
+        if (counts == 0).any():
+            out.add("empty rows")
+    used = np.zeros(model.num_cols, bool)
+    used[model.matrix.tocsr().indices] = True  # column indices of the nonzeros
+    used |= model.cost != 0
+    if (~used).any():
+        out.add("unreferenced columns")
+    if model.offset:
+        out.add("objective offset")
+    return frozenset(out)
+
+
+class BackendRefusal(InvalidInstanceError):
+    """A back-end cannot solve a model faithfully and says why (CLI exit status 2)."""
+
+    def __init__(self, backend: str, reason: str):
+        super().__init__("backend", backend, reason)
+
+
+_ABANDONED: list = []
+
+
+def abandoned_solver_threads() -> int:
+    """How many solver threads were left running after a Ctrl-C (the CLI then exits at once)."""
+    return sum(1 for t in _ABANDONED if t.is_alive())
+
+
+def _interruptible(fn, *args):
+    """Run ``fn(*args)`` in a daemon thread; the calling thread waits in short slices, so that
+    Ctrl-C raises ``KeyboardInterrupt`` at once (the solver library gives no handle to cancel its
+    solve, so the thread is left running and counted in :func:`abandoned_solver_threads`)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True, name="optsched-solver")
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        _ABANDONED.append(thread)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +152,9 @@ class Backend:
     bound_support: str = "always"
     #: how the watchdog stops it: "cancel" (in-process) or "process" (child process killed)
     watchdog: str = "cancel"
+    #: the model features it translates faithfully (see :func:`model_features`); a model needing
+    #: another one is refused with :class:`BackendRefusal`
+    features: frozenset = frozenset(FEATURES)
 
     def available(self) -> bool:
         return True
@@ -79,11 +163,34 @@ class Backend:
         raise NotImplementedError
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
+        refusal = self.refuses(model)
+        if refusal is not None:
+            raise BackendRefusal(self.name, refusal)
         if self.watchdog == "process" and settings.time_limit is not None:
             from .watchdog import solve_in_child
 
             return solve_in_child(self.name, model, settings)
+        if self.watchdog == "process":
+            return _interruptible(self._solve_quiet, model, settings)
         return self._solve(model, settings)
+
+    def refuses(self, model: LinearModel) -> str | None:
+        """Why this back-end cannot solve ``model`` correctly (None: it can).
+
+        A back-end that cannot represent a feature of a model (see :attr:`features`) refuses it
+        with :class:`BackendRefusal` (CLI exit status 2) instead of answering wrongly.
+        """
+        missing = sorted(model_features(model) - self.features)
+        if missing:
+            return "the model needs " + ", ".join(missing) + f", which the {self.name} back-end does not support"
+        return None
+
+    def _solve_quiet(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
+        # what the library's solver layer prints on the C-level stdout goes to stderr
+        from .highs import quiet_stdout
+
+        with quiet_stdout(2):
+            return self._solve(model, settings)
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         raise NotImplementedError

@@ -23,37 +23,58 @@ class CvxpyBackend(Backend):
 
     def version(self) -> str:
         import cvxpy
-        import highspy
+        from .highs import new_highs
 
-        return f"cvxpy {cvxpy.__version__} / highspy {highspy.Highs().version()}"
+        return f"cvxpy {cvxpy.__version__} / highspy {new_highs().version()}"
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         import cvxpy as cp
 
         n = model.num_cols
         integer = bool(model.is_mip)
-        x = cp.Variable(n, integer=integer) if integer else cp.Variable(n)
+        # One cvxpy variable per kind: ``cp.Variable(n, integer=True)`` would make every column
+        # integer (the cause of wrong optima on models mixing integer and continuous columns), and
+        # cvxpy's per-index ``integer=[...]`` form fails on 1-D variables. Columns are split into
+        # an integer and a continuous block and each row's coefficients are split likewise.
+        ints = np.flatnonzero(model.integrality)
+        conts = np.flatnonzero(~model.integrality)
+        A = model.matrix.tocsc()
+        parts = []  # (column indices, cvxpy variable)
+        if ints.size:
+            parts.append((ints, cp.Variable(int(ints.size), integer=True, name="xi")))
+        if conts.size:
+            parts.append((conts, cp.Variable(int(conts.size), name="xc")))
         cons = []
         lo, hi = model.col_lower, model.col_upper
-        if np.isfinite(lo).any():
-            f = np.flatnonzero(np.isfinite(lo))
-            cons.append(x[f] >= lo[f])
-        if np.isfinite(hi).any():
-            f = np.flatnonzero(np.isfinite(hi))
-            cons.append(x[f] <= hi[f])
-        A = model.matrix.tocsr()
-        eq = model.row_lower == model.row_upper
+        for idx, var in parts:
+            l, h = lo[idx], hi[idx]
+            f = np.flatnonzero(np.isfinite(l))
+            if f.size:
+                cons.append(var[f] >= l[f])
+            f = np.flatnonzero(np.isfinite(h))
+            if f.size:
+                cons.append(var[f] <= h[f])
+
+        def lhs(rows):
+            sub = A[rows]
+            return sum(sub[:, idx] @ var for idx, var in parts)
+
+        rl, ru = model.row_lower, model.row_upper
+        eq = (rl == ru) & np.isfinite(ru)
         if eq.any():
-            cons.append(A[np.flatnonzero(eq)] @ x == model.row_upper[eq])
-        up = ~eq & np.isfinite(model.row_upper)
+            cons.append(lhs(np.flatnonzero(eq)) == ru[eq])
+        up = ~eq & np.isfinite(ru)
         if up.any():
-            cons.append(A[np.flatnonzero(up)] @ x <= model.row_upper[up])
-        low = ~eq & np.isfinite(model.row_lower)
+            cons.append(lhs(np.flatnonzero(up)) <= ru[up])
+        low = ~eq & np.isfinite(rl)
         if low.any():
-            cons.append(A[np.flatnonzero(low)] @ x >= model.row_lower[low])
+            cons.append(lhs(np.flatnonzero(low)) >= rl[low])
+        if not parts:  # a model without columns
+            parts.append((np.zeros(0, int), cp.Variable(1, name="empty")))
         # cvxpy minimizes internally: state the objective as a minimization to read HiGHS' bound
         sign = -1.0 if model.sense == "max" else 1.0
-        prob = cp.Problem(cp.Minimize(sign * model.cost @ x), cons)
+        objective_expr = sum((sign * model.cost[idx]) @ var for idx, var in parts if idx.size)
+        prob = cp.Problem(cp.Minimize(objective_expr if not np.isscalar(objective_expr) else cp.Constant(0.0)), cons)
         opts = {"mip_rel_gap": float(settings.mip_rel_gap),
                 "mip_abs_gap": float(settings.abs_gap_for(model)),
                 "threads": int(settings.threads), "random_seed": settings.solver_seed,
@@ -78,7 +99,12 @@ class CvxpyBackend(Backend):
             status = "time_limit" if settings.time_limit is not None else "feasible"
         else:
             status = "error"
-        point = None if x.value is None else np.asarray(x.value, float)
+        point = None
+        if all(var.value is not None for idx, var in parts if idx.size):
+            point = np.zeros(n)
+            for idx, var in parts:
+                if idx.size:
+                    point[idx] = np.asarray(var.value, float).reshape(-1)
         objective = bound = None
         if info is not None and getattr(info, "primal_solution_status", 0) == 2:
             objective = sign * float(info.objective_function_value) + model.offset

@@ -1,7 +1,18 @@
-"""Direct highspy back-end: the model's sparse matrices are handed to HiGHS as they are."""
+"""Direct highspy back-end: the model's sparse matrices are handed to HiGHS as they are.
+
+HiGHS 1.16 prints a two-line banner on the C-level stdout when the first ``Highs`` object of a
+process is constructed, before any option (``output_flag``) can be set. Importing this module
+therefore constructs one ``Highs`` object with file descriptor 1 pointed at ``/dev/null``
+(:func:`quiet_stdout`), so that no banner can reach stdout afterwards, whichever library (ours,
+Pyomo's, CVXPY's) constructs the next one; :func:`new_highs` constructs every object of ours the
+same way, for versions that would print on each construction.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
 
 import highspy
@@ -11,7 +22,55 @@ from ..linear import LinearModel, ModelSolution
 from ..errors import SolverError
 from .base import Backend, SolverSettings, finish
 
-__all__ = ["HighsBackend", "to_highs", "highs_status"]
+__all__ = ["HighsBackend", "to_highs", "highs_status", "new_highs", "quiet_stdout"]
+
+
+def _c_flush() -> None:
+    """Flush the C library's stdio buffers (what HiGHS writes with printf may sit there)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C runtime handle (Windows)
+        pass
+
+
+@contextlib.contextmanager
+def quiet_stdout(target: str | int = os.devnull):
+    """Point file descriptor 1 at ``target`` (a path or an open descriptor) for the block.
+
+    Works at the descriptor level, so it catches output of C++ code too. Does nothing when
+    descriptor 1 is not open.
+    """
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    fd = os.open(target, os.O_WRONLY) if isinstance(target, str) else os.dup(target)
+    try:
+        os.dup2(fd, 1)
+        yield
+    finally:
+        _c_flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(fd)
+
+
+def new_highs() -> highspy.Highs:
+    """A silent ``highspy.Highs`` object: constructed with stdout silenced, ``output_flag`` off."""
+    with quiet_stdout():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    return h
+
+
+_BANNER_ABSORBER = new_highs()  # the first construction of the process prints the banner
 
 
 def to_highs(model: LinearModel) -> highspy.Highs:
@@ -36,8 +95,7 @@ def to_highs(model: LinearModel) -> highspy.Highs:
     if model.is_mip:
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                            for i in model.integrality]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     h.passModel(lp)
     return h
 
@@ -65,23 +123,54 @@ def run_with_watchdog(h: highspy.Highs, hard_limit: float | None, stop=None) -> 
     user-interrupt callbacks (simplex, IPM and MIP), so the stop takes effect within one of them.
     ``stop`` (a ``threading.Event``, optional) cancels the solve when set (the portfolio's
     in-process member).
+
+    The main thread waits in short slices, so Ctrl-C (``KeyboardInterrupt``) is seen at once even
+    without a limit (a plain ``h.run()`` holds the main thread inside C++ until the solve ends,
+    and a process left with a running HiGHS thread aborts at exit with SIGABRT): the solve is
+    cancelled, its thread joined, and the ``KeyboardInterrupt`` re-raised.
     """
-    if hard_limit is None and stop is None:
-        h.run()
-        return False
     h.HandleUserInterrupt = True
     thread = h.startSolve()
-    deadline = time.monotonic() + (hard_limit if hard_limit is not None else float("inf"))
+    deadline = None if hard_limit is None else time.monotonic() + hard_limit
+    slice_s = 0.2 if stop is None else 0.05
     done = False
-    while not done:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or (stop is not None and stop.is_set()):
-            break
-        done, _ = h.wait(min(remaining, 0.5 if stop is None else 0.05))
+    try:
+        while not done:
+            if stop is not None and stop.is_set():
+                break
+            remaining = slice_s if deadline is None else min(slice_s, deadline - time.monotonic())
+            if remaining <= 0:
+                break
+            done, _ = h.wait(remaining)
+    except KeyboardInterrupt:
+        _cancel_and_join(h, thread)
+        raise
     if not done:
         h.cancelSolve()
-    h.joinSolve(thread)
+    _join_uninterrupted(h, thread)
     return not done
+
+
+def _cancel_and_join(h: highspy.Highs, thread) -> None:
+    """Cancel a running solve and wait for its thread, ignoring further Ctrl-C meanwhile."""
+    while True:
+        try:
+            h.cancelSolve()
+            _join_uninterrupted(h, thread)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _join_uninterrupted(h: highspy.Highs, thread) -> None:
+    while True:
+        try:
+            done, _ = h.wait(0.2)
+            if done:
+                break
+        except KeyboardInterrupt:
+            h.cancelSolve()
+    thread.join()
 
 
 class HighsBackend(Backend):
@@ -91,8 +180,7 @@ class HighsBackend(Backend):
     watchdog = "cancel"
 
     def version(self) -> str:
-        h = highspy.Highs()
-        return f"highspy {h.version()}"
+        return f"highspy {_BANNER_ABSORBER.version()}"
 
     def _solve(self, model: LinearModel, settings: SolverSettings, stop=None) -> ModelSolution:
         h = to_highs(model)

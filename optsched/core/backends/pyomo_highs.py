@@ -47,6 +47,24 @@ def to_pyomo(model: LinearModel):
     return m
 
 
+def _unreferenced_value(model: LinearModel, j: int) -> float:
+    """A value within column ``j``'s bounds (integral for integer columns), closest to 0."""
+    lo, hi = float(model.col_lower[j]), float(model.col_upper[j])
+    if model.integrality[j]:
+        lo, hi = math.ceil(lo - 1e-9) if math.isfinite(lo) else lo, math.floor(hi + 1e-9) if math.isfinite(hi) else hi
+    return float(min(max(0.0, lo), hi))
+
+
+def _empty_column_domain(model: LinearModel) -> int | None:
+    """The first column whose bounds admit no value (lower > upper, or no integer in between)."""
+    lo, hi = model.col_lower, model.col_upper
+    ints = model.integrality
+    lo_eff = np.where(ints & np.isfinite(lo), np.ceil(lo - 1e-9), lo)
+    hi_eff = np.where(ints & np.isfinite(hi), np.floor(hi + 1e-9), hi)
+    bad = np.flatnonzero(lo_eff > hi_eff)
+    return int(bad[0]) if bad.size else None
+
+
 class PyomoBackend(Backend):
     name = "pyomo"
     description = "Pyomo ConcreteModel solved by Pyomo's HiGHS interface (pyomo.contrib.solver)"
@@ -54,15 +72,19 @@ class PyomoBackend(Backend):
     watchdog = "process"
 
     def version(self) -> str:
-        import highspy
+        from .highs import new_highs
         import pyomo
 
-        return f"pyomo {pyomo.__version__} / highspy {highspy.Highs().version()}"
+        return f"pyomo {pyomo.__version__} / highspy {new_highs().version()}"
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         from pyomo.contrib.solver.common.factory import SolverFactory
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition
 
+        empty = _empty_column_domain(model)
+        if empty is not None:  # Pyomo would not pass the column to HiGHS, which would miss this
+            return finish(model, "infeasible", None, None, None, self, 0.0,
+                          message=f"column {empty} has no (integer) value within its bounds")
         m = to_pyomo(model)
         opt = SolverFactory("highs")
         options = {"mip_rel_gap": float(settings.mip_rel_gap),
@@ -90,8 +112,13 @@ class PyomoBackend(Backend):
             status = "error"
         x = None
         if has_solution:
+            # Pyomo hands HiGHS only the variables that occur in an active constraint or the
+            # objective; a column of the model that occurs in neither is absent from the answer
+            # (the cause of ``KeyError: 'x[24]'``). Such a column is free of any coupling: any
+            # value within its bounds is optimal, and _unreferenced_value picks one.
             primals = res.solution_loader.get_vars()
-            x = np.array([primals[m.x[j]] for j in range(model.num_cols)], dtype=float)
+            x = np.array([primals[m.x[j]] if m.x[j] in primals else _unreferenced_value(model, j)
+                          for j in range(model.num_cols)], dtype=float)
         run_time = getattr(res, "timing_info", None)
         run_time = getattr(run_time, "wall_time", None) or elapsed
         bound = res.objective_bound if model.is_mip else (res.incumbent_objective if status == "optimal" else None)

@@ -31,6 +31,10 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
     try:
         out, err = proc.communicate(pickle.dumps((backend_name, model, settings)),
                                     timeout=settings.hard_limit())
+    except KeyboardInterrupt:  # Ctrl-C: stop the child before handing the interrupt on
+        proc.kill()
+        proc.wait()
+        raise
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -60,8 +64,11 @@ def _main() -> None:
     answer = os.fdopen(os.dup(1), "wb")
     sys.stdout.flush()
     os.dup2(2, 1)
-    backend_name, model, settings = pickle.loads(sys.stdin.buffer.read())
-    solution = get_backend(backend_name)._solve(model, settings)
+    try:
+        backend_name, model, settings = pickle.loads(sys.stdin.buffer.read())
+        solution = get_backend(backend_name)._solve(model, settings)
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
+        sys.exit(130)
     answer.write(pickle.dumps(solution))
     answer.flush()
 
