@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, SolverError
 from optsched.core.registry import Guarantee, Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
@@ -53,6 +53,11 @@ def _parse_program(instance, text: str) -> list[int]:
 def milp(instance, ctx: SolveContext) -> Outcome:
     q = _quirks(ctx)
     model = build_model(instance, q)
+    if q.cap_seconds:  # an infeasible capped model says nothing about the instance
+        sol = ctx.solve_model(model)
+        if sol.status == "infeasible":
+            return Outcome(status="error", reason="the 1 s cap of HAP's code makes the model infeasible",
+                           backend=sol.backend, solver_version=sol.solver_version)
 
     def decode(x):
         return _solution(decode_program(instance, model, x), decode_ratios(model, x))
@@ -86,7 +91,10 @@ def brute(instance, ctx: SolveContext) -> Outcome:
 def ratio_lp(instance, ctx: SolveContext) -> Outcome:
     program = _parse_program(instance, ctx.options["program"])
     q = _quirks(ctx)
-    ratios, sol = alg.solve_ratio_lp(instance, program, ctx, q)
+    try:
+        ratios, sol = alg.solve_ratio_lp(instance, program, ctx, q)
+    except SolverError as exc:  # only reachable with cap_seconds (the model's LP is always feasible)
+        return Outcome(status="error", reason=str(exc))
     cost = plan_cost(instance, program, ratios)
     return Outcome(solution=_solution(program, ratios), objective=cost, backend=sol.backend,
                    solver_version=sol.solver_version, stats={"lp_objective": sol.objective})
