@@ -83,6 +83,21 @@ def test_alternation_never_worse_than_proportional(seed):
     assert alt >= opt - REL * max(1.0, opt)
 
 
+def test_alternation_program_search_step_matters():
+    # seed 47: after the first LP the cheapest option of stage 0 changes (2 -> 1), lowering the cost
+    # from 0.016909 (first program at the LP's ratios) to 0.016789; without the re-search the
+    # alternation would stop at the former
+    from optsched.problems.hetero_sharding import algorithms as A
+    from optsched.problems.hetero_sharding.instance import plan_cost
+    inst = random_instance(47, devices=3, stages=4, max_options=3)
+    first = A.best_program(inst, A.proportional_ratios(inst))
+    lp = optsched.solve(inst, "ratio-lp", options={"program": ",".join(map(str, first))})
+    alt = optsched.solve(inst, "alternate")
+    assert alt.solution["program"] != first
+    assert alt.objective < lp.objective * (1 - 1e-3)
+    assert plan_cost(inst, alt.solution["program"], alt.solution["ratios"]) == pytest.approx(alt.objective)
+
+
 def test_alternation_improves_on_its_start_and_can_stall():
     # seed 0 of the tiny preset: the LP step strictly improves on the proportional start
     inst = random_instance(0, devices=3, stages=3, max_options=2)
@@ -103,9 +118,10 @@ def test_largest_remainder_properties(weights, length):
 
 
 def test_largest_remainder_is_not_floor_plus_first():
-    # remainders 0.4, 0.5, 0.1 (x 10 units of 1/3, 1/2... ): the leftover unit goes to the largest
-    assert largest_remainder([0.34, 0.45, 0.21], 2) == [1, 1, 0]
-    assert largest_remainder([0.2, 0.2, 0.6], 4) == [1, 1, 2]
+    # B L = 0.3, 0.6, 2.1: floors 0, 0, 2 and one unit left, which goes to the largest remainder
+    # (device 1), not to the first device; any choice keeps |n/L - B| < 1/L, so only this pins the rule
+    assert largest_remainder([0.1, 0.2, 0.7], 3) == [0, 1, 2]
+    assert largest_remainder([0.45, 0.1, 0.45], 2) == [1, 0, 1]
 
 
 @pytest.mark.parametrize("seed", range(8))
