@@ -1,0 +1,20 @@
+"""``dag-pipeline``: pipeline stages of an operator DAG (Rhino / TePDist's stage ILP; spec wave2.md
+section 7(b); docs ``docs/dag_pipeline.md``).
+
+Assign each operator a stage (precedence, no empty stage, optional per-stage compute budget)
+minimizing the bytes cut (Rhino), or pipeline-partition's bottleneck / synchronous estimate with one
+device per stage. Methods: ``milp`` (exact), ``brute`` (tiny), ``order-dp`` (chain DP over a
+topological order; exact on chains), baseline ``greedy-balance``.
+"""
+
+from __future__ import annotations
+
+from .problem import PROBLEM
+from . import methods  # noqa: E402  (registers the methods)
+from .algorithms import order_dp
+from .generate import from_operator_graph, generate
+from .instance import DagPipelineInstance, check, plan_values
+from .model import build_model, stage_window
+
+__all__ = ["PROBLEM", "DagPipelineInstance", "check", "plan_values", "generate", "from_operator_graph",
+           "build_model", "stage_window", "order_dp"]

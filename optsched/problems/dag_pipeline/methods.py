@@ -1,0 +1,49 @@
+"""Method registrations of ``dag-pipeline`` (thin wrappers)."""
+
+from __future__ import annotations
+
+from optsched.core.errors import Infeasible
+from optsched.core.registry import Outcome, size_limit
+from optsched.core.solving import SolveContext, model_outcome
+
+from . import algorithms as alg
+from .instance import plan_values
+from .model import build_model, decode
+from .problem import PROBLEM
+
+
+@PROBLEM.method("milp", kind="exact", fidelity="code", uses_backend=True,
+                summary="Rhino's stage ILP (one-hot stages in [asap, alap], precedence, balance); "
+                        "cut-bytes as in TePDist, bottleneck / sync-estimate objectives ours")
+def milp(instance, ctx: SolveContext) -> Outcome:
+    model = build_model(instance)
+    return model_outcome(ctx, model, lambda x: decode(instance, model, x))
+
+
+@PROBLEM.method("brute", kind="exact", fidelity="ours",
+                summary=f"every map of nodes to stages (K^n <= {alg.BRUTE_MAX_ASSIGNMENTS}); for tests",
+                applicable=size_limit(lambda i: i.stages ** i.num_nodes, alg.BRUTE_MAX_ASSIGNMENTS,
+                                      "K^n", "brute"))
+def brute(instance, ctx: SolveContext) -> Outcome:
+    stages, value = alg.brute(instance)
+    if stages is None:
+        raise Infeasible("no map of the nodes to stages meets precedence, non-empty stages and the budget")
+    return Outcome(solution={"stages": stages}, objective=value, bound=value, status="optimal")
+
+
+@PROBLEM.method("order-dp", kind="heuristic", fidelity="ours",
+                summary="best plan contiguous in a topological order (chain DP with the DAG's crossing bytes); "
+                        "exact on chains")
+def order_dp(instance, ctx: SolveContext) -> Outcome:
+    stages, value = alg.order_dp(instance)
+    if stages is None:
+        return Outcome(status="error", reason="no plan contiguous in the topological order meets the budget")
+    return Outcome(solution={"stages": stages}, objective=plan_values(instance, stages)[instance.objective],
+                   stats={"dp_value": value})
+
+
+@PROBLEM.method("greedy-balance", kind="baseline", fidelity="ours",
+                summary="close a stage along the topological order once it reaches total / K")
+def greedy_balance(instance, ctx: SolveContext) -> Outcome:
+    stages = alg.greedy_balance(instance)
+    return Outcome(solution={"stages": stages}, objective=plan_values(instance, stages)[instance.objective])
