@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from optsched.core.errors import SolverError
-from optsched.core.solving import SolveContext
+from optsched.core.solving import SolveContext, TimeLimitReached
 
 from .instance import HeteroShardingInstance, plan_cost, stage_cost
 from .model import Quirks, build_model, build_ratio_lp, decode_program, decode_ratios
@@ -49,6 +49,8 @@ def solve_ratio_lp(instance: HeteroShardingInstance, program, ctx: SolveContext,
     """Optimal ratios for a fixed program: ``(ratios, model_solution)``."""
     model = build_ratio_lp(instance, program, quirks)
     sol = ctx.solve_model(model)
+    if sol.status == "time_limit" and sol.x is None:
+        raise TimeLimitReached(f"ratio LP stopped at the time limit on {sol.backend}: {sol.message}")
     if sol.status != "optimal" or sol.x is None:
         hint = " (the 1 s cap of HAP's code makes this LP infeasible)" if quirks.cap_seconds and \
             sol.status == "infeasible" else ""
