@@ -30,6 +30,6 @@ PROBLEM = register_problem(Problem(
     },
     importers={"gavel-online": load_gavel_online},
     default_method="least-interference",
-    reference_method=None,
+    reference_method="lb",   # no exact method: the proven lower bound
     tiny_instances=tiny_instances,
 ))
