@@ -246,10 +246,7 @@ def fast_tests(problem: str) -> list[str]:
 
 def full_tests(problem: str) -> list[str]:
     d = _problem_dir(problem)
-    own = {"online-knapsack": ["tests/online/test_online_knapsack.py"], "srpt": ["tests/online/test_srpt.py"],
-           "rar-makespan": ["tests/ring_allreduce/test_rar_makespan.py"],
-           "rar-online": ["tests/ring_allreduce/test_rar_online.py"]}.get(problem, [f"tests/{d}"])
-    return own + [node for node in _conformance_nodes() if f"[{problem}]" in node or f"[{problem}-" in node]
+    return [f"tests/{d}"] + [node for node in _conformance_nodes() if f"[{problem}]" in node or f"[{problem}-" in node]
 
 
 _NODES: list[str] = []
