@@ -12,6 +12,10 @@ folder and its conformance tests. The working tree itself is never modified.
     PYTHONPATH=$PWD python tests/mutations.py smd-polish-off   # some, by id
     PYTHONPATH=$PWD python tests/mutations.py --list
 
+Last full run (68 mutations, 2026-11-24): 66 killed, 2 survived (``gadget-greedy-order``,
+``gadget-worker-choices``: no effect, or an improvement, on every generated rar-online instance
+tried), score 97%.
+
 The heuristic-step mutations (category ``step``) double as the demonstration that each
 documented step of a method changes a recorded quality value: disabling the step must make
 ``tests/test_quality.py`` (or another test) fail.
