@@ -12,6 +12,10 @@ folder and its conformance tests. The working tree itself is never modified.
     PYTHONPATH=$PWD python tests/mutations.py smd-polish-off   # some, by id
     PYTHONPATH=$PWD python tests/mutations.py --list
 
+Last full run (68 mutations, 2026-11-24): 66 killed, 2 survived (``gadget-greedy-order``,
+``gadget-worker-choices``: no effect, or an improvement, on every generated rar-online instance
+tried), score 97%.
+
 The heuristic-step mutations (category ``step``) double as the demonstration that each
 documented step of a method changes a recorded quality value: disabling the step must make
 ``tests/test_quality.py`` (or another test) fail.
@@ -246,10 +250,7 @@ def fast_tests(problem: str) -> list[str]:
 
 def full_tests(problem: str) -> list[str]:
     d = _problem_dir(problem)
-    own = {"online-knapsack": ["tests/online/test_online_knapsack.py"], "srpt": ["tests/online/test_srpt.py"],
-           "rar-makespan": ["tests/ring_allreduce/test_rar_makespan.py"],
-           "rar-online": ["tests/ring_allreduce/test_rar_online.py"]}.get(problem, [f"tests/{d}"])
-    return own + [node for node in _conformance_nodes() if f"[{problem}]" in node or f"[{problem}-" in node]
+    return [f"tests/{d}"] + [node for node in _conformance_nodes() if f"[{problem}]" in node or f"[{problem}-" in node]
 
 
 _NODES: list[str] = []
