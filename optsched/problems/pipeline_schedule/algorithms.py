@@ -21,7 +21,7 @@ from optsched.core.linear import LinearModel, ModelBuilder
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, model_outcome
 from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
-                                            order_to_json, peak_inflight, require_cap, simulate_order)
+                                            order_to_json, require_cap, simulate_order)
 
 from .instance import PipelineScheduleInstance
 
