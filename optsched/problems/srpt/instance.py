@@ -212,7 +212,7 @@ def check(instance: SrptInstance, solution) -> CheckReport:
             held = np.cumsum(d[idx])
             over = np.flatnonzero(held > instance.gpus_per_server[server])
             if over.size:
-                violations.append(f"server {server}: {int(held[over[0]])} GPUs in use at t = {t[idx][over[0]]!r}, "
+                violations.append(f"server {server}: {int(held[over[0]])} GPUs in use at t = {float(t[idx][over[0]])!r}, "
                                   f"it has {instance.gpus_per_server[server]}")
     objective = math.fsum(flow)
     return CheckReport(not violations, objective, violations)
