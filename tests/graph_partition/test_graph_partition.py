@@ -105,6 +105,16 @@ def test_bgl_each_step_changes_the_result():
     assert g.cut_weight(raw) < 0.7 * rnd.objective
 
 
+def test_bgl_best_of_trials_helps():
+    inst = _medium()
+    one = optsched.solve(inst, "bgl", options={"trials": 1})
+    four = optsched.solve(inst, "bgl", options={"trials": 4})
+    cuts = four.stats["trial_cuts"]
+    assert len(cuts) == 4 and four.objective == pytest.approx(min(cuts))
+    assert one.objective == pytest.approx(cuts[0])  # the same first trial (same seeded stream)
+    assert four.objective < one.objective
+
+
 def test_kl_improves_its_start():
     inst = _medium()
     r = optsched.solve(inst, "kl")
