@@ -101,6 +101,9 @@ def report(rows: list[dict], out) -> None:
         "The proportional split is already optimal when data-parallel options dominate (compute balanced "
         "exactly, constant all-reduce); optimal ratios beat it when padded collectives (n max_d B_d |T|) make the "
         "communication term prefer evener ratios.",
+        "Layer-graph rows take the files' node 'size' as parameter bytes; in these throughput-input files it sums "
+        "to far more than the models' weights (38.8 GB for ResNet-50 training), so those rows are "
+        "communication-bound and the even split wins: read them as the model on these inputs, not as ResNet-50.",
         "rounding_loss = cost with integer shard sizes (largest remainder, HAP's sharding_round) - opt; "
         "rounding_bound = the proven bound sum_t (a_t / min F + m_t) / L (docs/hetero_sharding.md).",
     ]
