@@ -40,7 +40,7 @@ def cells(quick: bool) -> list[dict]:
             out.append({"part": "lp", "ratio": ratio, "grid": grid})
         out.append({"part": "grid", "ratio": ratio})
         out.append({"part": "network", "ratio": ratio, "iterations": 100 if quick else 300})
-    strategies = ("local", "de") if quick else ("random", "local", "de")
+    strategies = ("local", "de")
     for method in KNAPSACK_METHODS:
         for ratio in RATIOS:
             for family in ("staircase", "increasing", "free"):
@@ -48,14 +48,14 @@ def cells(quick: bool) -> list[dict]:
                     for seed in ((0,) if quick else (0, 1, 2)):
                         out.append({"part": "search", "method": method, "ratio": ratio, "family": family,
                                     "strategy": strategy, "seed": seed,
-                                    "budget": (40 if family == "staircase" else 80) if quick else 300})
+                                    "budget": (40 if family == "staircase" else 80) if quick else 150})
     for ratio in ((16,) if quick else RATIOS):
         out.append({"part": "training", "ratio": ratio})
     for m in (2, 3):
         for method in KNAPSACK_METHODS:
             for family in ("free", "increasing"):
                 out.append({"part": "packing", "method": method, "resources": m, "family": family,
-                            "strategy": "local", "budget": 60 if quick else 300})
+                            "strategy": "local", "budget": 60 if quick else 200})
     for name in ("rar-online/gadget", "rar-online/gadget-exact", "ps-locality/online-rr", "srpt/a-srpt",
                  "pipeline-schedule/ada-grouper", "online-knapsack/learned", "online-knapsack/threshold",
                  "online-packing/learned", "online-packing/threshold"):

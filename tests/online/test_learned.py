@@ -15,7 +15,7 @@ from optsched.problems.online_knapsack.instance import OnlineKnapsackInstance
 
 torch = pytest.importorskip("torch")
 
-TINY = TrainConfig(upper=16.0, eps=0.25, horizon=6, levels=5, hidden=8, batch=4, archive=4, iterations=3, seed=3)
+TINY = TrainConfig(upper=16.0, eps=0.25, horizon=6, levels=5, hidden=8, batch=4, archive=4, iterations=2, seed=3)
 
 
 def _streams(seed, b=5, t=8, m=1, eps=0.25, upper=16.0):
