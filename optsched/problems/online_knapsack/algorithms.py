@@ -16,10 +16,10 @@ from typing import Callable
 
 import numpy as np
 
-from optsched.core.knapsack import build_knapsack_model
+from optsched.core.knapsack import build_knapsack_model, solve_with_capacity_repair
 from optsched.core.linear import LinearModel
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext, model_outcome, relaxation_outcome
+from optsched.core.solving import SolveContext, relaxation_outcome
 
 from .instance import CAPACITY, CAPACITY_TOL, OnlineKnapsackInstance
 
@@ -134,10 +134,6 @@ def build_model(instance: OnlineKnapsackInstance, capacity: float = CAPACITY) ->
                                 name=f"online-knapsack-{instance.name or 'hindsight'}")
 
 
-def _decode(x: np.ndarray) -> dict:
-    return {"accepted": [int(t) for t in np.flatnonzero(np.round(x) > 0.5)]}
-
-
 def milp(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     """Exact hindsight optimum: the 0-1 knapsack on the context's back-end (mip_rel_gap = 0).
 
@@ -145,22 +141,12 @@ def milp(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     below ``CAPACITY_TOL``. The decoded set is still checked exactly; should it exceed the capacity
     by more than ``CAPACITY_TOL``, the model is re-solved with the capacity lowered by the excess
     (at most 5 times), and the solution is reported ``feasible`` (not ``optimal``) with the first
-    solve's bound: the lowered capacity may cut off a set of load in (1 - excess, 1].
+    solve's bound (:func:`optsched.core.knapsack.solve_with_capacity_repair`).
     """
-    out = model_outcome(ctx, build_model(instance), _decode)
-    capacity, first_bound, tightened = CAPACITY, out.bound, 0
-    while out.solution is not None and tightened < 5:
-        load = math.fsum(instance.demands[t] for t in out.solution["accepted"])
-        if load <= CAPACITY + CAPACITY_TOL:
-            break
-        capacity -= load - CAPACITY
-        tightened += 1
-        out = model_outcome(ctx, build_model(instance, capacity), _decode)
-    if tightened:
-        out.bound = first_bound
-        if out.status == "optimal":
-            out.status = "feasible"
-        out.stats["capacity_tightened"] = tightened
+    out = solve_with_capacity_repair(
+        ctx, lambda capacity: build_model(instance, capacity),
+        lambda sol: math.fsum(instance.demands[t] for t in sol["accepted"]) - CAPACITY,
+        tolerance=CAPACITY_TOL, capacity=CAPACITY)
     if out.solution is not None:
         out.objective = math.fsum(instance.values[t] * instance.demands[t] for t in out.solution["accepted"])
     return out

@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from optsched.core.instance import Instance
+from optsched.core.knapsack import parse_accepted
 from optsched.core.registry import CheckReport
 
 __all__ = ["OnlineKnapsackInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "CAPACITY", "CAPACITY_TOL"]
@@ -98,17 +99,9 @@ class OnlineKnapsackInstance(Instance):
 
 def check(instance: OnlineKnapsackInstance, solution) -> CheckReport:
     """Verify a served set from the instance alone and compute its welfare."""
-    if not isinstance(solution, dict) or set(solution) != {"accepted"}:
-        return CheckReport(False, None, ['solution must be an object {"accepted": [...]}'])
-    accepted = solution["accepted"]
-    if not isinstance(accepted, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in accepted):
-        return CheckReport(False, None, ["accepted must be a list of integer request indices"])
-    bad = [t for t in accepted if not 0 <= t < instance.num_requests]
-    if bad:
-        return CheckReport(False, None, [f"request index {t} out of range 0..{instance.num_requests - 1}" for t in bad])
-    violations = []
-    if len(set(accepted)) != len(accepted):
-        violations.append("a request is accepted more than once")
+    accepted, violations = parse_accepted(solution, instance.num_requests)
+    if accepted is None:
+        return CheckReport(False, None, violations)
     load = math.fsum(instance.demands[t] for t in accepted)
     if load > CAPACITY + CAPACITY_TOL:
         violations.append(f"load {load!r} exceeds the capacity 1")

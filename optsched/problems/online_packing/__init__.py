@@ -14,6 +14,6 @@ from __future__ import annotations
 from .problem import PROBLEM
 from . import methods  # noqa: F401  (registers the methods)
 from .generate import PRESETS, generate
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlinePackingInstance, check
+from .instance import OnlinePackingInstance, check
 
 __all__ = ["OnlinePackingInstance", "PROBLEM", "generate", "check", "PRESETS"]

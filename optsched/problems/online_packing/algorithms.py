@@ -18,10 +18,10 @@ from typing import Callable
 
 import numpy as np
 
-from optsched.core.knapsack import build_knapsack_model
+from optsched.core.knapsack import build_knapsack_model, solve_with_capacity_repair
 from optsched.core.linear import LinearModel
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext, model_outcome, relaxation_outcome
+from optsched.core.solving import SolveContext, relaxation_outcome
 
 from .instance import CAPACITY_TOL, OnlinePackingInstance
 
@@ -95,31 +95,15 @@ def build_model(instance: OnlinePackingInstance, capacity: float = 1.0) -> Linea
                                 name=f"online-packing-{instance.name or 'hindsight'}")
 
 
-def _decode(x: np.ndarray) -> dict:
-    return {"accepted": [int(t) for t in np.flatnonzero(np.round(x) > 0.5)]}
-
-
 def milp(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
     """Exact hindsight optimum on the context's back-end (mip_rel_gap = 0); the checker recomputes
     the welfare. Should the decoded set overload a resource beyond ``CAPACITY_TOL`` (solver
     tolerance), it is re-solved with the capacity lowered by the excess and reported ``feasible``
-    with the first solve's bound."""
-    out = model_outcome(ctx, build_model(instance), _decode)
-    capacity, first_bound, tightened = 1.0, out.bound, 0
-    while out.solution is not None and tightened < 5:
-        loads = instance.demand_matrix[out.solution["accepted"]].sum(axis=0)
-        excess = float(loads.max(initial=0.0)) - 1.0
-        if excess <= CAPACITY_TOL:
-            break
-        capacity -= excess
-        tightened += 1
-        out = model_outcome(ctx, build_model(instance, capacity), _decode)
-    if tightened:
-        out.bound = first_bound
-        if out.status == "optimal":
-            out.status = "feasible"
-        out.stats["capacity_tightened"] = tightened
-    return out
+    with the first solve's bound (:func:`optsched.core.knapsack.solve_with_capacity_repair`)."""
+    return solve_with_capacity_repair(
+        ctx, lambda capacity: build_model(instance, capacity),
+        lambda sol: float(instance.demand_matrix[sol["accepted"]].sum(axis=0).max(initial=0.0)) - 1.0,
+        tolerance=CAPACITY_TOL)
 
 
 def lp_bound(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:

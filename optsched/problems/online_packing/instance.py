@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from optsched.core.instance import Instance
+from optsched.core.knapsack import parse_accepted
 from optsched.core.registry import CheckReport
 
 __all__ = ["OnlinePackingInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "CAPACITY_TOL"]
@@ -99,17 +100,9 @@ class OnlinePackingInstance(Instance):
 
 def check(instance: OnlinePackingInstance, solution) -> CheckReport:
     """Verify a served set from the instance alone and compute its welfare."""
-    if not isinstance(solution, dict) or set(solution) != {"accepted"}:
-        return CheckReport(False, None, ['solution must be an object {"accepted": [...]}'])
-    accepted = solution["accepted"]
-    if not isinstance(accepted, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in accepted):
-        return CheckReport(False, None, ["accepted must be a list of integer request indices"])
-    bad = [t for t in accepted if not 0 <= t < instance.num_requests]
-    if bad:
-        return CheckReport(False, None, [f"request index {t} out of range 0..{instance.num_requests - 1}" for t in bad])
-    violations = []
-    if len(set(accepted)) != len(accepted):
-        violations.append("a request is accepted more than once")
+    accepted, violations = parse_accepted(solution, instance.num_requests)
+    if accepted is None:
+        return CheckReport(False, None, violations)
     loads = [math.fsum(instance.demands[t][i] for t in accepted) for i in range(instance.resources)]
     for i, load in enumerate(loads):
         if load > 1.0 + CAPACITY_TOL:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Outcome
