@@ -43,7 +43,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .errors import InvalidInstanceError
+from .errors import BackendRefused, InvalidInstanceError
 from .registry import Method, Problem
 from .result import STATUSES, Result
 from .solving import objective_tolerance, solve
@@ -306,7 +306,10 @@ def check_time_limit_honesty(h: Harness, m: Method, backend: str | None = None) 
         raise CheckSkipped("only exact and bound methods claim optimality")
     for seed in h.applicable_seeds(m)[:2]:
         tag = f"{_tag(h, m, seed)} [time limit {TIME_LIMIT_PROBE_S} s, back-end {backend or 'default'}]"
-        res = solve(h.instance(seed), m.name, seed=seed, backend=backend, time_limit=TIME_LIMIT_PROBE_S)
+        try:
+            res = solve(h.instance(seed), m.name, seed=seed, backend=backend, time_limit=TIME_LIMIT_PROBE_S)
+        except BackendRefused as exc:
+            raise CheckSkipped(str(exc)) from None
         assert res.status != "optimal", f"{tag}: reported optimal although its budget ran out"
         assert res.status != "error", f"{tag}: failed instead of stopping: {res.reason}"
         if backend is not None and m.uses_backend:
