@@ -125,6 +125,12 @@ def build_model(instance: DagPipelineInstance) -> LinearModel:
         merged: dict[int, float] = {}
         for col, x in entries:
             merged[col] = merged.get(col, 0.0) + x
+        if not any(x != 0.0 for x in merged.values()):
+            # a row the window decides on its own: dropped when it holds (Pyomo rejects empty rows),
+            # the instance is infeasible when it does not
+            if not lower <= 0.0 <= upper:
+                raise Infeasible(f"the stage windows violate a {group} row on their own")
+            return
         for col, x in merged.items():
             if x != 0.0:
                 r.append(k)
