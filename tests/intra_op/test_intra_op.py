@@ -328,3 +328,11 @@ def test_iopddl_small_instances_proven(name, optimum):
         assert r.objective == optimum     # the spec's measured optimum of B
     lr = optsched.solve(inst, "lp-round")
     assert lr.status == "feasible" and lr.objective <= r.objective * 1.01
+
+
+def test_local_search_best_init_takes_the_greedy_start_when_cheaper():
+    inst = generate(0, graph="random-sp", nodes=20, strategies=4)
+    best = optsched.solve(inst, "local-search", options={"rounds": 0})
+    oneflow_start = optsched.solve(inst, "local-search", options={"rounds": 0, "init": "oneflow"})
+    assert best.stats["init_choice"] == "greedy"
+    assert best.objective < oneflow_start.objective

@@ -11,7 +11,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
-from .algorithms import _Clock, _finish, _fix, least_memory_plan
+from .algorithms import _Clock, _finish, greedy_plan
 from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .state import PlanState, structure
 
@@ -68,35 +68,8 @@ def data_parallel(inst, ctx):
 
 
 def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
-    """Per-node greedy in index order (topological for the generated and IOPDDL graphs): each
-    node takes the cheapest strategy given its already-chosen neighbours (edges to later nodes
-    ignored) among those that fit in memory while every later node still holds its
-    least-memory strategy. Fits whenever the least-memory plan fits. Forbidden pairs with later
-    nodes are removed afterwards by the shared fix-up of the heuristics (stats say when).
-    O(n k + m k^2) before the fix-up."""
-    st = structure(inst)
-    base = least_memory_plan(inst)
-    state = PlanState(inst, base)
-    done = np.zeros(inst.num_nodes, bool)
-    for v in range(inst.num_nodes):
-        vec = st.node_costs(v).astype(float).copy()
-        for i in range(st.inc_ptr[v], st.inc_ptr[v + 1]):
-            w = st.inc_other[i]
-            if not done[w]:
-                continue
-            mat = st.edge_matrix(st.inc_edge[i])
-            vec += mat[:, state.s[w]] if st.inc_tail[i] else mat[state.s[w], :]
-        if math.isfinite(state.limit):
-            u = inst.node_usages(v)
-            vec = np.where(u - u[state.s[v]] <= state.headroom(v), vec, np.inf)
-        state.set_strategy(v, int(np.argmin(vec)))
-        done[v] = True
-    stats = {"greedy_value": plan_cost(inst, state.s)[0]}
-    if stats["greedy_value"] >= FORBIDDEN:
-        # edges to later nodes were ignored: the shared fix-up (node sweeps, joint and region
-        # moves, memory trades) removes the forbidden pairs left [ours]
-        clock = _Clock(ctx.time_limit)
-        state.deadline = clock.deadline
-        _fix(state, clock)
-        stats["forbidden_fixed"] = True
+    """Per-node greedy (:func:`~.algorithms.greedy_plan`) with the shared fix-up of forbidden
+    pairs (stats say when it ran)."""
+    clock = _Clock(ctx.time_limit)
+    state, stats = greedy_plan(inst, clock)
     return _finish(inst, state, stats)

@@ -96,7 +96,7 @@ PROBLEM.method("lp-round", kind="heuristic", fidelity="ours", uses_backend=True,
                         "rounds": Option(int, 5, "polish rounds")})(algorithms.lp_round)
 PROBLEM.method("local-search", kind="heuristic", fidelity="ours", randomized=True,
                summary="memory-aware node/pair moves + exact chain DPs (contest-style)",
-               options={"init": Option(str, "oneflow", "oneflow | least-memory | lagrangian"),
+               options={"init": Option(str, "best", "best | oneflow | least-memory | lagrangian"),
                         "rounds": Option(int, 20, "largest number of rounds"),
                         "pair_moves": Option(bool, True, "joint moves of an edge's two nodes"),
                         "group_moves": Option(bool, True, "joint moves of a node and up to 3 neighbours"),

@@ -26,7 +26,13 @@ import numpy as np
 
 from .instance import FORBIDDEN, IntraOpInstance
 
-__all__ = ["PlanState", "Structure", "structure", "working_costs"]
+__all__ = ["PlanState", "Structure", "structure", "working_costs", "CLAMP_RATIO"]
+
+#: above this peak / limit, the repair first moves every node live at an overloaded time to its
+#: least-usage strategy (M's memory-free plan peaks at 51x the limit: a point-by-point repair
+#: does not finish within the contest's time-out; A's at 4.9x repairs point by point in seconds,
+#: and better than the clamp: 12.1e9 against 22.2e9, measured) [ours]
+CLAMP_RATIO = 10.0
 
 
 def working_costs(inst: IntraOpInstance) -> tuple[np.ndarray, np.ndarray, float]:
@@ -79,6 +85,11 @@ class Structure:
         self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
         self.allowed = inst.cost < FORBIDDEN
         self.node_cost, self.edge_cost, self.penalty = working_costs(inst)
+        # each node's least-usage allowed strategy (ties: least cost)
+        self.least = np.array([int(np.lexsort((inst.cost[self.off[v]:self.off[v + 1]],
+                                                inst.usage[self.off[v]:self.off[v + 1]],
+                                                ~self.allowed[self.off[v]:self.off[v + 1]]))[0])
+                               for v in range(n)], dtype=np.int64)
         self.edge_off = inst.edge_offsets
 
     def edge_matrix(self, e: int) -> np.ndarray:
@@ -417,6 +428,20 @@ class PlanState:
         cur = np.array([int(self.s[x]) for x in nodes], dtype=np.int64)
         return sub, cur
 
+    def clamp_overloaded(self) -> int:
+        """Every node live at an overloaded time takes its least-usage allowed strategy. Usage
+        only falls, and every overloaded time then holds only least-usage nodes, so the plan
+        fits whenever the least-memory plan does. Returns how many nodes changed."""
+        st = self.st
+        over = np.concatenate([[0], np.cumsum(self.load > self.limit + self.tol)])
+        hit = (st.b > st.a) & (over[st.b] - over[st.a] > 0)
+        changed = 0
+        for x in np.flatnonzero(hit & (self.s != st.least)):
+            self.set_strategy(int(x), int(st.least[x]))
+            changed += 1
+        self.moves["clamp"] = self.moves.get("clamp", 0) + changed
+        return changed
+
     def repair_memory(self, max_rounds: int = 1_000_000, *, region_size: int = 60, region_tries: int = 16,
                       allow_forbidden: bool = True) -> bool:
         """Lower the peak below the limit: at the most overloaded time point, switch live nodes
@@ -432,7 +457,12 @@ class PlanState:
             return True
         rounds = 0
         half = self.st.penalty / 2
+        if self.peak() > CLAMP_RATIO * self.limit:
+            self.clamp_overloaded()
         while rounds < max_rounds:
+            if self.expired():
+                self.clamp_overloaded()
+                return self.overload() <= self.tol
             j = int(np.argmax(self.load)) if self.load.size else 0
             excess = self.load[j] - self.limit if self.load.size else 0.0
             if excess <= self.tol:
