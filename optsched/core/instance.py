@@ -57,11 +57,21 @@ def canonical_json(data: Any) -> str:
 def load_json_file(path: str | Path, problem: str) -> Any:
     """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`."""
     try:
-        text = Path(path).read_text()
+        raw = Path(path).read_bytes()
     except OSError as exc:
         raise InvalidInstanceError(problem, "(file)", f"cannot read {path}: {exc.strerror}") from None
     try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not a UTF-8 text (JSON) file: "
+                                   f"undecodable byte at offset {exc.start}") from None
+    if "\x00" in text:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is a binary file (NUL byte at offset "
+                                   f"{text.index(chr(0))}), not JSON") from None
+    try:
         return json.loads(text)
+    except RecursionError:
+        raise InvalidInstanceError(problem, "(file)", f"{path}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InvalidInstanceError(problem, "(file)", f"{path} is not valid JSON: {exc.msg} at line "
                                    f"{exc.lineno} column {exc.colno}") from None

@@ -10,6 +10,7 @@ a child process that is killed ``watchdog_factor * time_limit + watchdog_grace_s
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -120,6 +121,22 @@ class SolverSettings:
     presolve: bool = True
     watchdog_factor: float = 1.5
     watchdog_grace_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        def bad(name, rule):
+            raise InvalidInstanceError("settings", name, rule, getattr(self, name))
+
+        if isinstance(self.threads, bool) or not isinstance(self.threads, numbers.Integral) or self.threads < 1:
+            bad("threads", "must be an integer >= 1")
+        if self.node_limit is not None and (isinstance(self.node_limit, bool) or not isinstance(self.node_limit, numbers.Integral)
+                                            or self.node_limit < 0):
+            bad("node_limit", "must be an integer >= 0 (or None)")
+        if self.time_limit is not None and not (0 < self.time_limit < math.inf):
+            bad("time_limit", "must be a positive finite number of seconds (or None)")
+        if not (0 <= self.mip_rel_gap < math.inf):
+            bad("mip_rel_gap", "must be a finite number >= 0")
+        if self.mip_abs_gap is not None and not (0 <= self.mip_abs_gap < math.inf):
+            bad("mip_abs_gap", "must be a finite number >= 0 (or None)")
 
     @property
     def solver_seed(self) -> int:
