@@ -123,10 +123,15 @@ def long_instance(tmp_path_factory):
     return d / "ps.json"
 
 
-@pytest.mark.parametrize("extra", [["--backend", "highs"], ["--backend", "highs", "--time-limit", "300"],
-                                   ["--backend", "pyomo"], ["--backend", "cvxpy"],
-                                   ["--backend", "scipy", "--time-limit", "300"],
-                                   ["--backend", "pyomo", "--time-limit", "300"]])
+SLOW = pytest.mark.slow  # about 6 s each; the in-process highs case runs in make test
+
+
+@pytest.mark.parametrize("extra", [["--backend", "highs"],
+                                   pytest.param(["--backend", "highs", "--time-limit", "300"], marks=SLOW),
+                                   pytest.param(["--backend", "pyomo"], marks=SLOW),
+                                   pytest.param(["--backend", "cvxpy"], marks=SLOW),
+                                   pytest.param(["--backend", "scipy", "--time-limit", "300"], marks=SLOW),
+                                   pytest.param(["--backend", "pyomo", "--time-limit", "300"], marks=SLOW)])
 def test_ctrl_c_during_a_solve(long_instance, extra):
     proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "pipeline-schedule",
                              str(long_instance), "--method", "milp", *extra],
