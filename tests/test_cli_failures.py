@@ -149,3 +149,23 @@ def test_ctrl_c_during_a_solve(long_instance, extra):
     assert proc.returncode == 130, (proc.returncode, err[-500:])
     assert err.strip() == "optsched: interrupted", err[-500:]
     assert out == ""
+
+
+@pytest.mark.parametrize("problem,field", [("mknap", "profits"), ("pipeline-schedule", "forward"),
+                                           ("rar-online", "slot_s"), ("rar-makespan", "penalty_slope")])
+def test_huge_values_are_rejected_naming_the_field(tmp_path, problem, field):
+    # 1e308 made objectives inf (mknap greedy/brute, every pipeline-schedule method) or crashed
+    # a simulation (rar-online OverflowError, rar-makespan ZeroDivisionError) before
+    prob = optsched.get_problem(problem)
+    data = prob.tiny_instances(0).to_json()
+
+    def huge(x):
+        if isinstance(x, list):
+            return [huge(y) for y in x]
+        return 1e308 if isinstance(x, (int, float)) and not isinstance(x, bool) else x
+
+    data[field] = huge(data[field])
+    (tmp_path / "i.json").write_text(json.dumps(data))
+    p = run("solve", problem, str(tmp_path / "i.json"))
+    clean(p, 2)
+    assert field in p.stderr and "magnitude" in p.stderr

@@ -42,6 +42,11 @@ __all__ = ["Record", "Instance", "canonical_json", "load_json_file"]
 
 _HINTS: dict[type, dict[str, Any]] = {}
 
+#: largest magnitude of a finite number in an instance [ours]: an objective is a sum of products
+#: of a few fields over at most millions of terms, so 1e50 keeps every such value far below the
+#: float overflow at 1.8e308, and far above any physical quantity (bytes, FLOPs, seconds)
+MAX_MAGNITUDE = 1e50
+
 
 def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
@@ -277,6 +282,9 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
         value = float(value)
         if math.isnan(value):
             raise InvalidInstanceError(problem, path, "must not be NaN", value)
+        if math.isfinite(value) and abs(value) > MAX_MAGNITUDE:
+            raise InvalidInstanceError(problem, path, f"magnitude must be at most {MAX_MAGNITUDE:g} (larger "
+                                       "values overflow sums and products in objectives and simulations)", value)
         return value
     if tp is str:
         if not isinstance(value, str):
