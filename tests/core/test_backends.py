@@ -94,11 +94,17 @@ def test_large_seeds_reach_highs():
     assert optsched.solve(inst, "milp", seed=2**62 + 5).status == "optimal"
 
 
-def test_an_option_highs_rejects_is_an_error():
-    from optsched.core.errors import SolverError
+def test_an_option_highs_rejects_is_an_error(monkeypatch):
+    from optsched.core.errors import InvalidInstanceError, SolverError
 
+    # the settings refuse it first (typed, exit 2) ...
+    with pytest.raises(InvalidInstanceError, match="threads"):
+        SolverSettings(threads=-3)
+    # ... and a value HiGHS itself rejects is still a SolverError
+    settings = SolverSettings()
+    object.__setattr__(settings, "threads", -3)
     with pytest.raises(SolverError, match="threads"):
-        get_backend("highs").solve(lp_model(), SolverSettings(threads=-3))
+        get_backend("highs").solve(lp_model(), settings)
 
 
 @pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])
