@@ -1,13 +1,16 @@
 """The ``optsched`` command line, uniform across problems.
 
 Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
-violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance.
+violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance,
+130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end),
+141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -17,6 +20,73 @@ from typing import Sequence
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+
+def _positive_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be >= 1 (got {value})")
+        return value
+    return parse
+
+
+def _nonnegative_int(name: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be >= 0 (got {value})")
+        return value
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--time-limit must be a number of seconds (got {text!r})") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"--time-limit must be a positive finite number of seconds (got {text})")
+    return value
+
+
+def _check_output(path: str | None, problem: str) -> None:
+    """Refuse an output path whose folder does not exist (before any work is done)."""
+    if path in (None, "-"):
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InvalidInstanceError(problem, "-o", f"folder {str(folder)!r} does not exist", str(path))
+    if target.is_dir():
+        raise InvalidInstanceError(problem, "-o", "is a folder, not a file", str(path))
+
+
+def _looks_like_result(data) -> bool:
+    return isinstance(data, dict) and "method" in data and "status" in data and "format_version" in data
+
+
+def _looks_like_instance(data) -> bool:
+    return (isinstance(data, dict) and "format_version" in data and "problem" in data
+            and "method" not in data and "status" not in data)
+
+
+def _load_instance(prob, path):
+    """The problem's instance in ``path``; a result record there is named as such (exit 2)."""
+    from .core.instance import load_json_file
+
+    data = load_json_file(path, prob.name)
+    if _looks_like_result(data):
+        raise InvalidInstanceError(prob.name, "(file)", f"{path} is a result record (method "
+                                   f"{data.get('method')!r}), not a {prob.name} instance")
+    return prob.instance_type.from_json(data)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -166,6 +236,7 @@ def cmd_generate(args, extra) -> int:
     import optsched
 
     prob = optsched.get_problem(args.problem)
+    _check_output(args.output, prob.name)
     options = _coerce(_extra_options(extra, "generator options"), prob.generator_options, prob.name,
                       "generator option")
     inst = optsched.generate(args.problem, seed=args.seed, preset=args.preset, **options)
@@ -177,14 +248,18 @@ def _write(text: str, output: str | None) -> None:
     if output in (None, "-"):
         print(text)
     else:
-        Path(output).write_text(text + "\n")
+        try:
+            Path(output).write_text(text + "\n")
+        except OSError as exc:
+            raise InvalidInstanceError("cli", "-o", f"cannot write {output}: {exc.strerror}") from None
 
 
 def cmd_solve(args) -> int:
     import optsched
 
     prob = optsched.get_problem(args.problem)
-    inst = prob.load_instance(args.instance)
+    _check_output(args.output, prob.name)
+    inst = _load_instance(prob, args.instance)
     meth = prob.get_method(args.method)
     options = {}
     for item in args.option or []:
@@ -197,7 +272,7 @@ def cmd_solve(args) -> int:
                                 seed=args.seed, threads=args.threads, node_limit=args.node_limit,
                                 options=options, progress=progress)
     if args.output:
-        result.save(args.output)
+        _write(result.dumps(), args.output)
     if args.json:
         print(result.dumps())
     else:
@@ -221,8 +296,11 @@ def cmd_check(args) -> int:
     from .core.result import Result
 
     prob = optsched.get_problem(args.problem)
-    inst = prob.load_instance(args.instance)
+    inst = _load_instance(prob, args.instance)
     data = load_json_file(args.result, prob.name)
+    if _looks_like_instance(data):
+        raise InvalidInstanceError(prob.name, "(file)", f"{args.result} is an instance (problem "
+                                   f"{data.get('problem')!r}), not a result record or solution")
     if isinstance(data, dict) and "format_version" in data and "method" in data:
         result = Result.from_json(data)
         if result.problem != prob.name:
@@ -266,6 +344,7 @@ def cmd_import(args) -> int:
     if args.format not in table:
         raise UnknownNameError("import format", args.format, list(table))
     prob, loader = table[args.format]
+    _check_output(args.output, prob.name)
     kwargs = {} if args.index is None else {"index": args.index}
     inst = loader(args.file, **kwargs)
     _write(inst.dumps(indent=1), args.output)
@@ -279,7 +358,8 @@ def cmd_export(args) -> int:
     prob = optsched.get_problem(args.problem)
     if prob.build_model is None:
         raise InvalidInstanceError(prob.name, "export", "this problem has no linear model to export")
-    inst = prob.load_instance(args.instance)
+    _check_output(args.output, prob.name)
+    inst = _load_instance(prob, args.instance)
     model = prob.build_model(inst)
     if args.lp_relaxation:
         model = model.relaxed()
@@ -321,9 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("instance")
     s.add_argument("--method")
     s.add_argument("--backend")
-    s.add_argument("--time-limit", type=float)
-    s.add_argument("--node-limit", type=int)
-    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--time-limit", type=_positive_seconds)
+    s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"))
+    s.add_argument("--threads", type=_positive_int("--threads"), default=1)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--option", action="append", metavar="NAME=VALUE", help="a method option (repeatable)")
     s.add_argument("--json", action="store_true", help="print the result record as JSON")
@@ -362,6 +442,12 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global _STDERR_FD
+    if _STDERR_FD is None:
+        try:
+            _STDERR_FD = os.dup(2)
+        except OSError:
+            pass
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -369,13 +455,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra and args.command != "generate":
             raise InvalidInstanceError("cli", "arguments", f"unrecognized arguments: {' '.join(extra)}")
         handler = globals()[f"cmd_{args.command}"]
-        return handler(args, extra) if args.command == "generate" else handler(args)
+        code = handler(args, extra) if args.command == "generate" else handler(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
     except OptschedError as exc:
         print(f"optsched: error: {exc}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
-        print("optsched: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
+    except BrokenPipeError:
+        return _broken_pipe()
+
+
+def _interrupted() -> int:
+    """Ctrl-C: one line, exit 130. A solver thread that could not be cancelled (an in-process
+    Pyomo or CVXPY solve) is not waited for: the process ends at once, without running C++
+    destructors of a solver that is still running (which would abort with SIGABRT)."""
+    from .core.backends.base import abandoned_solver_threads
+
+    # a solver library may have replaced sys.stderr or redirected descriptors 1 and 2 while it
+    # solved (Pyomo captures them): write to the copy of stderr taken when main() started
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        os.write(_STDERR_FD if _STDERR_FD is not None else 2, b"optsched: interrupted\n")
+    except OSError:
+        pass
+    if abandoned_solver_threads():
+        os._exit(EXIT_INTERRUPTED)
+    return EXIT_INTERRUPTED
+
+
+_STDERR_FD: int | None = None
+
+
+def _broken_pipe() -> int:
+    """The reader of stdout went away: stop quietly (what SIGPIPE would do), exit 141."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

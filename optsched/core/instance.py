@@ -47,6 +47,11 @@ _HINTS: dict[type, dict[str, Any]] = {}
 #: __post_init__ validates without converting every field a second time (per thread)
 _BUILDING = threading.local()
 
+#: largest magnitude of a finite number in an instance [ours]: an objective is a sum of products
+#: of a few fields over at most millions of terms, so 1e50 keeps every such value far below the
+#: float overflow at 1.8e308, and far above any physical quantity (bytes, FLOPs, seconds)
+MAX_MAGNITUDE = 1e50
+
 
 def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
@@ -80,18 +85,26 @@ def load_json_file(path: str | Path, problem: str) -> Any:
     except OSError as exc:
         raise InvalidInstanceError(problem, "(file)", f"cannot read {path}: {exc.strerror}") from None
     try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not a UTF-8 text (JSON) file: "
+                                   f"undecodable byte at offset {exc.start}") from None
+    if "\x00" in text:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is a binary file (NUL byte at offset "
+                                   f"{text.index(chr(0))}), not JSON") from None
+    try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps it optional
         orjson = None
     if orjson is not None:
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
+            return orjson.loads(text)
+        except (orjson.JSONDecodeError, RecursionError):
+            pass   # the standard library's parser names line and column (or the nesting)
     try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidInstanceError(problem, "(file)", f"{path} is not a UTF-8 text file") from None
+        return json.loads(text)
+    except RecursionError:
+        raise InvalidInstanceError(problem, "(file)", f"{path}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise InvalidInstanceError(problem, "(file)", f"{path} is not valid JSON: {exc.msg} at line "
                                    f"{exc.lineno} column {exc.colno}") from None
@@ -311,6 +324,12 @@ def _same_types(a: tuple, b: tuple) -> bool:
     return all(type(x) is type(y) for x, y in zip(a, b))
 
 
+def _needs_slow_path(floats: tuple) -> bool:
+    """Whether a float column holds a NaN or a magnitude above :data:`MAX_MAGNITUDE` (the
+    element-wise path then decides, naming the element)."""
+    return bool(floats) and (any(map(math.isnan, floats)) or max(map(abs, floats)) > MAX_MAGNITUDE)
+
+
 def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
     """Bulk conversion of a homogeneous ``tuple[float | int | str, ...]`` (or a tuple of such
     tuples): C-level passes instead of one :func:`_convert` call and one path string per element.
@@ -322,7 +341,7 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
         kind = value.dtype.kind
         if elem is float and kind in "fiu" and value.ndim == 1:
             out = tuple(value.astype(float).tolist())
-            return None if any(map(math.isnan, out)) else out
+            return None if _needs_slow_path(out) else out
         if elem is int and kind in "iu" and value.ndim == 1:
             return tuple(value.tolist())
         return None
@@ -338,7 +357,7 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
                 out = tuple(map(float, value)) if int in kinds else tuple(value)
             except OverflowError:   # an integer beyond the float range: the slow path names it
                 return None
-            return None if any(map(math.isnan, out)) else out  # NaN: the slow path names it
+            return None if _needs_slow_path(out) else out  # NaN or huge: the slow path names it
         return tuple(value)
     if get_origin(elem) is tuple:
         inner = get_args(elem)
@@ -361,7 +380,7 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
                         columns[c] = tuple(map(float, columns[c])) if int in kinds else columns[c]
                     except OverflowError:
                         return None
-                    if any(map(math.isnan, columns[c])):
+                    if _needs_slow_path(columns[c]):
                         return None
             return tuple(zip(*columns))
         if len(inner) == 2 and inner[1] is Ellipsis and inner[0] in (float, int):
@@ -390,7 +409,7 @@ def _origin_args(tp: Any) -> tuple[Any, tuple]:
 def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> Any:
     """Convert JSON data (or constructor arguments) to the annotated type, naming the path."""
     vt = type(value)
-    if vt is tp and (vt is int or vt is str or (vt is float and value == value)):
+    if vt is tp and (vt is int or vt is str or (vt is float and abs(value) <= MAX_MAGNITUDE)):
         return value   # the common case: a JSON scalar of the annotated type (NaN excluded)
     origin, targs = _origin_args(tp)
     if tp is Any or tp is object:
@@ -434,6 +453,9 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
             raise InvalidInstanceError(problem, path, "is too large for a floating-point number", value) from None
         if math.isnan(value):
             raise InvalidInstanceError(problem, path, "must not be NaN", value)
+        if math.isfinite(value) and abs(value) > MAX_MAGNITUDE:
+            raise InvalidInstanceError(problem, path, f"magnitude must be at most {MAX_MAGNITUDE:g} (larger "
+                                       "values overflow sums and products in objectives and simulations)", value)
         return value
     if tp is str:
         if not isinstance(value, str):

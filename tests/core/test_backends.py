@@ -25,7 +25,7 @@ def lp_model():
 
 @pytest.mark.parametrize("backend", ALL)
 def test_lp_optimum_and_point(backend):
-    if getattr(get_backend(backend), "refusal", lambda m: None)(lp_model()) is not None:
+    if get_backend(backend).refuses(lp_model()) is not None:
         from optsched.core.errors import BackendRefused
 
         with pytest.raises(BackendRefused, match="continuous"):  # CP-SAT: integer models only
@@ -100,11 +100,17 @@ def test_large_seeds_reach_highs():
     assert optsched.solve(inst, "milp", seed=2**62 + 5).status == "optimal"
 
 
-def test_an_option_highs_rejects_is_an_error():
-    from optsched.core.errors import SolverError
+def test_an_option_highs_rejects_is_an_error(monkeypatch):
+    from optsched.core.errors import InvalidInstanceError, SolverError
 
+    # the settings refuse it first (typed, exit 2) ...
+    with pytest.raises(InvalidInstanceError, match="threads"):
+        SolverSettings(threads=-3)
+    # ... and a value HiGHS itself rejects is still a SolverError
+    settings = SolverSettings()
+    object.__setattr__(settings, "threads", -3)
     with pytest.raises(SolverError, match="threads"):
-        get_backend("highs").solve(lp_model(), SolverSettings(threads=-3))
+        get_backend("highs").solve(lp_model(), settings)
 
 
 @pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])

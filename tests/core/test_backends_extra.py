@@ -95,7 +95,7 @@ def test_portfolio_agrees_with_highs(problem, method, seed):
     raced = set(res.stats["portfolio_members"])
     assert res.stats["portfolio_winner"] in raced
     # CP-SAT replaces HiGHS exactly on the models it accepts
-    accepted = get_backend("cpsat").refusal(optsched.get_problem(problem).build_model(
+    accepted = get_backend("cpsat").refuses(optsched.get_problem(problem).build_model(
         optsched.get_problem(problem).tiny_instances(seed))) is None
     assert raced == ({"cpsat", "scip"} if accepted else {"highs", "scip"})
 
@@ -161,7 +161,7 @@ def test_cpsat_refuses_what_it_cannot_represent(model, words):
     with pytest.raises(BackendRefused, match=words) as info:
         get_backend("cpsat").solve(model)
     assert info.value.exit_status == 2 and "cpsat refuses" in str(info.value)
-    assert get_backend("cpsat").refusal(model) is not None
+    assert get_backend("cpsat").refuses(model) is not None
     # the same models are fine for SCIP and HiGHS (where finite): the refusal is CP-SAT's alone
     if words not in ("infinite bound", "activity"):  # HiGHS rejects coefficients of 2**61
         assert get_backend("scip").solve(model).status == get_backend("highs").solve(model).status

@@ -10,11 +10,12 @@ a child process that is killed ``watchdog_factor * time_limit + watchdog_grace_s
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import InvalidInstanceError
+from ..errors import BackendRefused, InvalidInstanceError
 from ..linear import LinearModel, ModelSolution
 
 __all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
@@ -58,11 +59,8 @@ def model_features(model: LinearModel) -> frozenset:
     return frozenset(out)
 
 
-class BackendRefusal(InvalidInstanceError):
-    """A back-end cannot solve a model faithfully and says why (CLI exit status 2)."""
-
-    def __init__(self, backend: str, reason: str):
-        super().__init__("backend", backend, reason)
+#: the typed refusal of a back-end (CLI exit status 2); one class for every back-end
+BackendRefusal = BackendRefused
 
 
 _ABANDONED: list = []
@@ -121,6 +119,22 @@ class SolverSettings:
     watchdog_factor: float = 1.5
     watchdog_grace_s: float = 5.0
 
+    def __post_init__(self) -> None:
+        def bad(name, rule):
+            raise InvalidInstanceError("settings", name, rule, getattr(self, name))
+
+        if isinstance(self.threads, bool) or not isinstance(self.threads, numbers.Integral) or self.threads < 1:
+            bad("threads", "must be an integer >= 1")
+        if self.node_limit is not None and (isinstance(self.node_limit, bool) or not isinstance(self.node_limit, numbers.Integral)
+                                            or self.node_limit < 0):
+            bad("node_limit", "must be an integer >= 0 (or None)")
+        if self.time_limit is not None and not (0 < self.time_limit < math.inf):
+            bad("time_limit", "must be a positive finite number of seconds (or None)")
+        if not (0 <= self.mip_rel_gap < math.inf):
+            bad("mip_rel_gap", "must be a finite number >= 0")
+        if self.mip_abs_gap is not None and not (0 <= self.mip_abs_gap < math.inf):
+            bad("mip_abs_gap", "must be a finite number >= 0 (or None)")
+
     @property
     def solver_seed(self) -> int:
         """The seed handed to HiGHS, whose ``random_seed`` option takes 0 .. 2^31 - 1."""
@@ -165,7 +179,7 @@ class Backend:
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
         refusal = self.refuses(model)
         if refusal is not None:
-            raise BackendRefusal(self.name, refusal)
+            raise BackendRefused(self.name, model.name, refusal)
         if self.watchdog == "process" and settings.time_limit is not None:
             from .watchdog import solve_in_child
 

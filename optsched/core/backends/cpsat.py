@@ -188,8 +188,12 @@ class CpSatBackend(Backend):
             return "ortools not installed"
         return f"ortools {ortools.__version__} (CP-SAT)"
 
-    def refusal(self, model: LinearModel) -> str | None:
-        """Why this back-end refuses ``model`` (None if it accepts it)."""
+    def refuses(self, model: LinearModel) -> str | None:
+        """Why this back-end refuses ``model`` (None if it accepts it): the shared feature check,
+        then the exact integer scaling."""
+        why = super().refuses(model)
+        if why is not None:
+            return why
         try:
             scale_model(model, self.name)
         except BackendRefused as exc:

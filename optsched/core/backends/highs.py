@@ -151,12 +151,23 @@ def run_with_watchdog(h: highspy.Highs, hard_limit: float | None, stop=None) -> 
     return not done
 
 
-def _cancel_and_join(h: highspy.Highs, thread) -> None:
-    """Cancel a running solve and wait for its thread, ignoring further Ctrl-C meanwhile."""
+def _cancel_and_join(h: highspy.Highs, thread, grace_s: float = 3.0) -> None:
+    """Cancel a running solve and wait up to ``grace_s`` for its thread (HiGHS honours the cancel
+    flag only at its interrupt checks, which can be far apart, e.g. in presolve); a thread still
+    running then is left to the caller's exit (see :func:`.base.abandoned_solver_threads`)."""
+    from .base import _ABANDONED
+
+    deadline = time.monotonic() + grace_s
     while True:
         try:
             h.cancelSolve()
-            _join_uninterrupted(h, thread)
+            while time.monotonic() < deadline:
+                done, _ = h.wait(0.1)
+                if done:
+                    thread.join()
+                    return
+            thread.highs = h  # keep the object alive while its thread runs
+            _ABANDONED.append(thread)
             return
         except KeyboardInterrupt:
             continue

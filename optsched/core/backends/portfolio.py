@@ -105,10 +105,10 @@ class PortfolioBackend(Backend):
         chosen = list(self.members)
         for i, m in enumerate(chosen):
             sub = self.substitutes.get(m)
-            if sub is not None and sub not in chosen and getattr(get_backend(sub), "refusal", lambda _m: "")(model) is None:
+            if sub is not None and sub not in chosen and get_backend(sub).refuses(model) is None:
                 chosen[i] = sub
         for m in chosen:
-            why = getattr(get_backend(m), "refusal", lambda _model: None)(model)
+            why = get_backend(m).refuses(model)
             if why is None:
                 racing.append(m)
             else:
