@@ -193,6 +193,19 @@ class Record:
                 out.append((name, "must be > 0 and finite", value))
         return out
 
+    def require_distinct_names(self, field: str, records, attr: str = "name") -> None:
+        """Records that identify themselves by ``attr`` (a job's or machine's name) use distinct
+        non-empty names; the error names the later duplicate, e.g. ``jobs[3].name``."""
+        seen: dict[str, int] = {}
+        for i, rec in enumerate(records):
+            name = getattr(rec, attr)
+            if not name:
+                continue
+            if name in seen:
+                raise self.invalid(f"{field}[{i}].{attr}", f"duplicates {field}[{seen[name]}].{attr}: names "
+                                   "identify the entries and must be distinct", name)
+            seen[name] = i
+
     def require_shape(self, field: str, values, shape: tuple[int, ...]) -> None:
         """A nested sequence has the given shape (e.g. ``(m, n)``)."""
         def check(v, dims, path):

@@ -107,12 +107,12 @@ class SolveContext:
         asked = overrides.pop("time_limit", None)
         left = self.remaining()
         limit = left if asked is None else (asked if left is None else min(asked, left))
-        settings = SolverSettings(**{**self.settings.as_dict(), **overrides, "time_limit": limit})
         if limit is not None and limit <= 0:
             backend = get_backend(self.backend)
             sol = ModelSolution("time_limit", None, None, None, backend.name, backend.version(), 0.0,
                                 message="the method's time budget was spent before this solve")
         else:
+            settings = SolverSettings(**{**self.settings.as_dict(), **overrides, "time_limit": limit})
             sol = get_backend(self.backend).solve(model, settings)
         self.subsolves.append({"model": model.name, "status": sol.status, "backend": sol.backend,
                                "solver_version": sol.solver_version, "run_time": sol.run_time,

@@ -109,6 +109,8 @@ class PsLocalityInstance(Instance):
         self.require(len(set(self.resources)) == R, "resources", "names must be distinct", self.resources)
         self.require(len(self.machines) >= 1, "machines", "must list at least one machine", 0)
         self.require(len(self.jobs) >= 1, "jobs", "must list at least one job", 0)
+        self.require_distinct_names("machines", self.machines)
+        self.require_distinct_names("jobs", self.jobs)
         self.require(self.horizon_slots >= 1, "horizon_slots", "must be >= 1", self.horizon_slots)
         self.require(math.isfinite(self.slot_s) and self.slot_s > 0, "slot_s", "must be > 0 seconds", self.slot_s)
         for field in ("bandwidth_in", "bandwidth_ex"):

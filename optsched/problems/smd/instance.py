@@ -106,6 +106,7 @@ class SmdInstance(Instance):
         self.require(math.isfinite(self.round_length) and self.round_length >= 0, "round_length",
                      "must be >= 0 and finite", self.round_length)
         self.require(len(self.jobs) >= 1, "jobs", "must list at least one job", len(self.jobs))
+        self.require_distinct_names("jobs", self.jobs)
         for i, job in enumerate(self.jobs):
             at = f"jobs[{i}]"
             self.require(math.isfinite(job.weight) and job.weight >= 0, f"{at}.weight", "must be >= 0 and finite",
