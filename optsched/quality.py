@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from optsched.core.errors import NotApplicable
+
 __all__ = ["QUALITY_SETS", "QualitySet", "RELATIVE_TOLERANCE", "ABSOLUTE_TOLERANCE", "build_quality_tables",
            "quality_methods", "regressions", "ratio"]
 
@@ -141,8 +143,12 @@ def build_table(qset: QualitySet, log=print) -> dict:
             if not ok:
                 results[name] = {"status": "not applicable", "reason": why}
                 continue
-            r = run_method(inst, name, options=qset.method_options.get(name))
-            if r.status == "infeasible":  # e.g. a published schedule above the instance's in-flight cap
+            try:
+                r = run_method(inst, name, options=qset.method_options.get(name))
+            except NotApplicable as exc:  # e.g. a published schedule above the instance's in-flight cap
+                results[name] = {"status": "not applicable", "reason": exc.reason}
+                continue
+            if r.status == "infeasible":
                 results[name] = {"status": "infeasible", "reason": r.reason}
                 continue
             if r.status not in ("optimal", "feasible"):
@@ -254,7 +260,13 @@ def regressions(table: dict, methods: list[str] | None = None, options: dict | N
                 continue
             if rec["status"] == "not applicable":
                 continue
-            r = run_method(inst, name, options=options if options is not None else qset.method_options.get(name))
+            try:
+                r = run_method(inst, name, options=options if options is not None else qset.method_options.get(name))
+            except NotApplicable as exc:
+                if rec["status"] != "infeasible":
+                    out.append(f"{table['problem']} {inst_rec['preset']} s{inst_rec['seed']} {name}: not applicable "
+                               f"({exc.reason}), recorded {rec['status']}")
+                continue
             if rec["status"] == "infeasible":
                 if r.status not in ("infeasible", "optimal", "feasible"):
                     out.append(f"{table['problem']} {inst_rec['preset']} s{inst_rec['seed']} {name}: {r.status} "

@@ -43,7 +43,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .errors import BackendRefused, InvalidInstanceError
+from .errors import BackendRefused, InvalidInstanceError, NotApplicable
 from .registry import Method, Problem
 from .result import STATUSES, Result
 from .solving import objective_tolerance, solve
@@ -109,7 +109,17 @@ class Harness:
         return self._results[key]
 
     def applicable_seeds(self, method: Method) -> list[int]:
-        seeds = [s for s in self.seeds if method.applicable(self.instance(s))[0]]
+        """Seeds whose instance the method applies to: ``applicable`` says so, and the run does not
+        raise :class:`NotApplicable` (a condition that depends on the method's options)."""
+        seeds = []
+        for s in self.seeds:
+            if not method.applicable(self.instance(s))[0]:
+                continue
+            try:
+                self.result(method, s)
+            except NotApplicable:
+                continue
+            seeds.append(s)
         if not seeds:
             raise CheckSkipped(f"{self.problem.name}/{method.name} applies to none of the tiny instances")
         return seeds

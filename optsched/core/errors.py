@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = [
     "OptschedError",
     "InvalidInstanceError",
+    "NotApplicable",
     "UnknownNameError",
     "Infeasible",
     "SolverError",
@@ -48,6 +49,20 @@ class InvalidInstanceError(OptschedError, ValueError):
                 text = text[:57] + "..."
             msg += f" (got {text})"
         super().__init__(msg)
+
+
+class NotApplicable(InvalidInstanceError):
+    """A method cannot produce a solution of this (valid, possibly feasible) instance, e.g. a
+    published schedule that needs more microbatches in flight than the instance's cap allows: not
+    a verdict on the instance (another method may solve it), so CLI exit status 2, not 3.
+
+    >>> str(NotApplicable("pipeline-schedule", "gpipe", "keeps 4 microbatches in flight, cap 3"))
+    "pipeline-schedule: field '(method)': method 'gpipe' does not apply to this instance: keeps 4 microbatches in flight, cap 3"
+    """
+
+    def __init__(self, problem: str, method: str, reason: str):
+        self.method, self.reason = method, reason
+        super().__init__(problem, "(method)", f"method {method!r} does not apply to this instance: {reason}")
 
 
 class UnknownNameError(OptschedError, KeyError):

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
-from .errors import Infeasible, InvalidInstanceError
+from .errors import Infeasible, InvalidInstanceError, NotApplicable
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
 from .result import Result, relative_gap
@@ -159,7 +159,7 @@ def solve(instance: Any, method: str | None = None, *, backend: str | None = Non
                 backend=backend_name if meth.uses_backend else None)
     ok, why = meth.applicable(instance)
     if not ok:
-        raise InvalidInstanceError(problem.name, "(instance)", f"method {meth.name!r} does not apply: {why}")
+        raise NotApplicable(problem.name, meth.name, why)
     start = time.perf_counter()
     ctx.start_clock()
     try:

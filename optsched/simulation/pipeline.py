@@ -60,7 +60,7 @@ from typing import Literal
 
 import numpy as np
 
-from optsched.core.errors import Infeasible, InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, NotApplicable
 
 __all__ = [
     "FORWARD", "BACKWARD", "SCHEDULES", "PrecedenceCycleError", "SimulationOutcome", "Timing",
@@ -397,7 +397,7 @@ def simulate(stage_times, microbatches: int, schedule: str = "1f1b", group_size:
     """Simulate a public schedule (``gpipe``, ``1f1b``, ``kfkb`` with ``group_size``).
 
     With ``inflight_cap`` (one integer >= 1 per stage), a schedule that would keep more
-    microbatches in flight at some stage raises :class:`~optsched.core.errors.Infeasible` with
+    microbatches in flight at some stage raises :class:`~optsched.core.errors.NotApplicable` with
     the stage, its need and its cap (the schedule does not fit in memory).
     """
     timing = as_timing(stage_times)
@@ -408,8 +408,9 @@ def simulate(stage_times, microbatches: int, schedule: str = "1f1b", group_size:
 
 
 def require_cap(kind: np.ndarray, inflight_cap, label: str) -> None:
-    """Raise :class:`~optsched.core.errors.Infeasible` if the order ``kind`` keeps more
-    microbatches in flight at some stage than ``inflight_cap`` allows (naming the stage)."""
+    """Raise :class:`~optsched.core.errors.NotApplicable` if the order ``kind`` keeps more
+    microbatches in flight at some stage than ``inflight_cap`` allows (naming the stage): the
+    published schedule does not fit, which says nothing about the instance (exit 2, not 3)."""
     K = kind.shape[0]
     cap = np.asarray(inflight_cap)
     if cap.shape != (K,) or np.any(cap < 1):
@@ -418,9 +419,9 @@ def require_cap(kind: np.ndarray, inflight_cap, label: str) -> None:
     over = np.flatnonzero(need > cap)
     if over.size:
         k = int(over[0])
-        raise Infeasible(f"{label} keeps {int(need[k])} microbatches in flight at stage {k}, above its "
-                         f"cap of {int(cap[k])} (the schedule as published does not fit; list and milp "
-                         f"respect the cap)")
+        raise NotApplicable(PROBLEM, label, f"it keeps {int(need[k])} microbatches in flight at stage {k}, "
+                            f"above its cap of {int(cap[k])} (the schedule as published does not fit; list "
+                            f"and milp respect the cap)")
 
 
 def lower_bound(stage_times, microbatches: int) -> float:

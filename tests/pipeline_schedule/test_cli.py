@@ -30,10 +30,13 @@ def test_generator_options_on_the_command_line(tmp_path):
     assert len(data["forward"]) == 5 and data["microbatches"] == 6 and data["inflight_cap"] == [3] * 5
 
 
-def test_schedule_above_cap_exits_3(tmp_path):
+def test_schedule_above_cap_is_not_applicable_exit_2(tmp_path, capsys):
+    # the instance is feasible (list solves it): exit 2 "does not apply", not 3 "infeasible"
     inst = str(tmp_path / "inst.json")
     main(["generate", "pipeline-schedule", "--preset", "hetero-small", "-o", inst])
-    assert main(["solve", "pipeline-schedule", inst, "--method", "gpipe"]) == 3
+    assert main(["solve", "pipeline-schedule", inst, "--method", "gpipe"]) == 2
+    assert "does not apply" in capsys.readouterr().err
+    assert main(["solve", "pipeline-schedule", inst, "--method", "list"]) == 0
 
 
 def test_invalid_instances_exit_2(tmp_path, capsys):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
+from optsched.core.errors import NotApplicable
 from optsched.core.errors import InvalidInstanceError
 from optsched.simulation.pipeline import lower_bound
 from optsched.problems.pipeline_schedule import PipelineScheduleInstance, generate
@@ -65,9 +66,10 @@ def test_every_schedule_is_at_least_the_lower_bound_and_respects_caps():
             inst = optsched.generate("pipeline-schedule", seed=seed, preset="hetero-small", cap=cap)
             lb = lower_bound(inst.timing, inst.microbatches)
             for method in ("gpipe", "1f1b", "kfkb", "list"):
-                r = optsched.solve(inst, method)
-                if r.status == "infeasible":  # a public schedule that needs more than the cap
-                    assert "above its cap" in r.reason and cap != "none"
+                try:
+                    r = optsched.solve(inst, method)
+                except NotApplicable as exc:  # a public schedule that needs more than the cap
+                    assert "above its cap" in str(exc) and cap != "none"
                     continue
                 assert r.status == "feasible"
                 assert r.objective >= lb * (1 - TOL)
@@ -95,13 +97,16 @@ def test_list_within_its_reported_ratio_of_milp_on_the_acceptance_preset():
     print(f"\nlist / milp on hetero-small seeds 100-103: {np.round(ratios, 4).tolist()}")
 
 
-def test_named_schedule_above_cap_is_infeasible_with_reason():
+def test_named_schedule_above_cap_is_not_applicable_with_reason():
+    # the instance is feasible (list and milp solve it): a published schedule that does not fit its
+    # caps is "not applicable" (exit 2), never "infeasible instance" (exit 3)
     inst = optsched.generate("pipeline-schedule", seed=0, preset="hetero-small")  # caps (3, 2, 1)
-    r = optsched.solve(inst, "gpipe")
-    assert r.status == "infeasible"
-    assert "gpipe keeps 4 microbatches in flight at stage 0, above its cap of 3" in r.reason
-    assert optsched.solve(inst, "kfkb", options={"group_size": 2}).status == "infeasible"
+    with pytest.raises(NotApplicable, match="gpipe keeps 4 microbatches in flight at stage 0, above its cap of 3"):
+        optsched.solve(inst, "gpipe")
+    with pytest.raises(NotApplicable, match=r"'kfkb \(group size 3\)' does not apply.*4 microbatches in flight"):
+        optsched.solve(inst, "kfkb", options={"group_size": 3})
     assert optsched.solve(inst, "1f1b").status == "feasible"
+    assert optsched.solve(inst, "list").status == "feasible"
 
 
 def test_kfkb_group_size_option_is_validated():

@@ -20,8 +20,17 @@ import numpy as np
 from optsched.core.linear import LinearModel, ModelBuilder
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, model_outcome
-from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
-                                            order_to_json, require_cap, simulate_order)
+from optsched.simulation.pipeline import (
+    BACKWARD,
+    FORWARD,
+    PrecedenceCycleError,
+    lower_bound,
+    named_order,
+    order_to_json,
+    peak_inflight,
+    require_cap,
+    simulate_order,
+)
 
 from .instance import PipelineScheduleInstance
 
@@ -42,8 +51,25 @@ def _outcome(instance: PipelineScheduleInstance, kind: np.ndarray, mb: np.ndarra
                    bound=sim.lower_bound if bound is None else bound, stats=report, **extra)
 
 
+def fits_caps(schedule: str, group_size: int = 1):
+    """``applicable`` of a published schedule: its order keeps within the instance's in-flight
+    caps (for kfkb, at its default group size; another size is checked when the method runs)."""
+    def applies(instance: PipelineScheduleInstance) -> tuple[bool, str]:
+        if instance.inflight_cap is None:
+            return True, "no in-flight cap"
+        kind, _ = named_order(schedule, instance.stages, instance.microbatches, group_size)
+        need, cap = peak_inflight(kind), np.asarray(instance.inflight_cap)
+        over = np.flatnonzero(need > cap)
+        if over.size:
+            k = int(over[0])
+            return False, (f"{schedule} keeps {int(need[k])} microbatches in flight at stage {k}, above its cap "
+                           f"of {int(cap[k])}")
+        return True, "within the in-flight caps"
+    return applies
+
+
 def run_named(instance: PipelineScheduleInstance, schedule: str, group_size: int = 1) -> Outcome:
-    """A public schedule on the instance; Infeasible (with the stage) if it exceeds a cap."""
+    """A public schedule on the instance; NotApplicable (exit 2, naming the stage) if it exceeds a cap."""
     kind, mb = named_order(schedule, instance.stages, instance.microbatches, group_size)
     if instance.inflight_cap is not None:
         require_cap(kind, instance.inflight_cap, schedule if schedule != "kfkb" else f"kfkb (group size {group_size})")

@@ -8,11 +8,11 @@ from . import algorithms
 from .algorithms import BRUTE_MAX_ORDERS, brute_order_count
 from .problem import PROBLEM
 
-PROBLEM.method("gpipe", kind="baseline", fidelity="paper",
+PROBLEM.method("gpipe", kind="baseline", fidelity="paper", applicable=algorithms.fits_caps("gpipe"),
                summary="GPipe: all forwards, then all backwards (reverse order); peak in flight M"
                )(algorithms.gpipe)
 
-PROBLEM.method("1f1b", kind="baseline", fidelity="code",
+PROBLEM.method("1f1b", kind="baseline", fidelity="code", applicable=algorithms.fits_caps("1f1b"),
                summary="1F1B / PipeDream-Flush: K-1-k warm-up forwards, alternate, drain"
                )(algorithms.one_f_one_b)
 
