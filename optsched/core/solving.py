@@ -83,9 +83,12 @@ class SolveContext:
             self.deadline = time.perf_counter() + self.settings.time_limit
 
     def remaining(self) -> float | None:
-        """Seconds left of the budget (None without a limit; may be <= 0 once it is spent)."""
+        """Seconds left of the budget (None without a limit; may be <= 0 once it is spent). A
+        context built outside :func:`solve` starts its clock at its first use."""
         if self.deadline is None:
-            return None
+            if self.settings.time_limit is None:
+                return None
+            self.start_clock()
         return self.deadline - time.perf_counter()
 
     def expired(self) -> bool:
