@@ -21,7 +21,6 @@ import platform
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from optsched.core.errors import NotApplicable
 

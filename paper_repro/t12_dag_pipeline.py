@@ -21,7 +21,7 @@ import numpy as np
 
 import optsched
 from optsched.core.data import data_file
-from optsched.problems.dag_pipeline import DagPipelineInstance, from_operator_graph, plan_values
+from optsched.problems.dag_pipeline import DagPipelineInstance, from_operator_graph
 from optsched.repro import Experiment
 
 GRAPHS_QUICK = ("throughput-inputs/LayerGraphs/bert24_training.json",

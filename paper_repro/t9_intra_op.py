@@ -16,7 +16,6 @@ sbp_graph.cpp], everything else (memory repair, local search, LP rounding, basel
 
 from __future__ import annotations
 
-import math
 import resource
 
 import optsched

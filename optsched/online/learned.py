@@ -58,7 +58,6 @@ Complexity per iteration: O(T^2 m A B) simulation steps (vectorized) plus B LPs 
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path

@@ -8,7 +8,6 @@ tolerance between two computations of one objective (the solvers' feasibility to
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import signal

@@ -9,7 +9,7 @@ import optsched
 from optsched.core.errors import InvalidInstanceError
 from optsched.problems.interference_online import OnlineInstance, OnlineJob, check, compress, generate
 from optsched.problems.interference_online.marl import MarlPolicy, load_weights, train
-from optsched.problems.interference_online.policies import MilpPerEvent, simulate
+from optsched.problems.interference_online.policies import simulate
 
 from tests.conftest import require_data
 

@@ -12,7 +12,7 @@ from hypothesis import given, strategies as hst
 
 import optsched
 from optsched.core.errors import InvalidInstanceError
-from optsched.problems.intra_op import (FORBIDDEN, IntraOpInstance, build_model, check, eliminate,
+from optsched.problems.intra_op import (IntraOpInstance, build_model, check, eliminate,
                                         export_iopddl_solution, generate, load_iopddl, transfer_cost)
 from optsched.problems.intra_op.generate import SENTINEL, TRANSFER_OVERHEAD, tiny_instances
 from optsched.problems.intra_op.model import maximal_starts

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import optsched
 from optsched.online.adversary import search
 from optsched.online.guarantees import GuaranteeWatch, attack
 from optsched.problems.online_knapsack.adversary import KnapsackAdversary

@@ -9,10 +9,10 @@ by enumeration), baselines ``bsp``, ``ssp``, ``fixed``. See ``docs/commit_rate.m
 
 from __future__ import annotations
 
-from .problem import PROBLEM
 from . import methods  # noqa: F401  (registers the methods)
 from .generate import HETEROGENEITY_LEVELS, PRESETS, generate, tiny_instances
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, CommitRateInstance, check
+from .instance import CommitRateInstance, check
+from .problem import PROBLEM
 from .simulate import simulate
 
 __all__ = ["PROBLEM", "CommitRateInstance", "check", "generate", "simulate", "tiny_instances", "PRESETS",

@@ -9,12 +9,12 @@ topological order; exact on chains), baseline ``greedy-balance``.
 
 from __future__ import annotations
 
-from .problem import PROBLEM
-from . import methods  # noqa: E402  (registers the methods)
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import order_dp
 from .generate import from_operator_graph, generate
 from .instance import DagPipelineInstance, check, plan_values
 from .model import build_model, stage_window
+from .problem import PROBLEM
 
 __all__ = ["PROBLEM", "DagPipelineInstance", "check", "plan_values", "generate", "from_operator_graph",
            "build_model", "stage_window", "order_dp"]

@@ -8,7 +8,7 @@ shared chain layer), ``dp``, ``milp``, ``brute`` (exact), baselines ``equal-coun
 
 from __future__ import annotations
 
-from . import methods
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import chain_owner, decompose_particles
 from .generate import cell_work, gaussian_halos, generate, zeldovich
 from .hilbert import hilbert_keys, hilbert_points, quantize

@@ -13,7 +13,6 @@ Solution schema: ``{"owner": [rank of cell 0, rank of cell 1, ...]}`` in chain o
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 

@@ -7,7 +7,7 @@ baselines ``fifo`` (BGL's), ``lru``, ``static`` (highest degree). Importer ``pla
 
 from __future__ import annotations
 
-from . import methods
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import belady_min, exact_dp, fifo, lru, static_degree
 from .generate import access_sequence, from_graph, generate, import_planetoid_cache
 from .instance import FeatureCacheInstance, check

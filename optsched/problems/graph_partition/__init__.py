@@ -8,7 +8,7 @@ baselines ``metis``, ``kl``, ``hash``, ``random``. Importers: ``planetoid-graph`
 
 from __future__ import annotations
 
-from . import methods
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import assign_blocks, bfs_blocks, bgl_partition
 from .generate import from_graph, generate, import_edge_list, import_planetoid
 from .instance import GraphPartitionInstance, check

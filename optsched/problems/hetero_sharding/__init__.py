@@ -10,13 +10,28 @@ programs), ``ratio-lp`` (HAP's LP for a fixed program), ``alternate`` (HAP's alt
 
 from __future__ import annotations
 
-from .problem import PROBLEM
-from . import methods  # noqa: E402  (registers the methods)
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import alternate, largest_remainder, rounding_bound
-from .generate import (HAP_BANDWIDTH, HAP_CONFIG, HAP_DEVICE_FLOPS, gavel_device_flops, generate,
-                       operator_graph_program, transformer_program)
-from .instance import Bandwidths, Collective, HeteroShardingInstance, Stage, StageOption, check, plan_cost
+from .generate import (
+                       HAP_BANDWIDTH,
+                       HAP_CONFIG,
+                       HAP_DEVICE_FLOPS,
+                       gavel_device_flops,
+                       generate,
+                       operator_graph_program,
+                       transformer_program,
+)
+from .instance import (
+                       Bandwidths,
+                       Collective,
+                       HeteroShardingInstance,
+                       Stage,
+                       StageOption,
+                       check,
+                       plan_cost,
+)
 from .model import Quirks, build_model, build_ratio_lp
+from .problem import PROBLEM
 
 __all__ = ["PROBLEM", "HeteroShardingInstance", "Stage", "StageOption", "Collective", "Bandwidths", "check",
            "plan_cost", "generate", "transformer_program", "operator_graph_program", "gavel_device_flops",

@@ -10,10 +10,10 @@ interference-adjusted rate on the shared simulator, and a policy places them. Me
 
 from __future__ import annotations
 
-from .problem import PROBLEM
 from . import methods  # noqa: F401  (registers the methods)
 from .generate import PRESETS, compress, generate, load_gavel_online, tiny_instances
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, OnlineInstance, OnlineJob, check
+from .instance import OnlineInstance, OnlineJob, check
+from .problem import PROBLEM
 
 __all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "compress",
            "tiny_instances", "PRESETS"]

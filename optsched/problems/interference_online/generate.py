@@ -15,7 +15,7 @@ import numpy as np
 from optsched.core.data import data_file
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
-from optsched.workloads.interference import GAVEL_THROUGHPUTS, InterferenceTable, load_gavel_interference
+from optsched.workloads.interference import GAVEL_THROUGHPUTS, load_gavel_interference
 from optsched.workloads.traces import load_gavel_trace
 
 from .instance import OnlineInstance, OnlineJob

@@ -137,7 +137,7 @@ class MilpPerEvent(InterferencePolicy):
         reject = self.defer_factor * max(j.isolated_time for j in head)
         snap = self.snapshot(sim, head, reject_cost=reject)
         model = build_placement_model(snap)
-        t0 = time.perf_counter()
+        t0, why = time.perf_counter(), None
         try:
             sol = self.solve(model, time_limit=min(self.solve_time_limit, left))
         except OptschedError as exc:  # a back-end failure must not stall the simulation
@@ -145,7 +145,7 @@ class MilpPerEvent(InterferencePolicy):
         self.spent += time.perf_counter() - t0
         self.solves += 1
         if sol is None or sol.x is None or sol.status not in ("optimal", "feasible", "time_limit"):
-            self._fallback(now, f"no point ({'error' if sol is None else sol.status})")
+            self._fallback(now, why if sol is None else f"no point ({sol.status})")
             return self._li(self, sim, waiting, now)
         chosen = decode_placement(snap, model, sol.x)
         out = [(job.id, p) for job, p in zip(head, chosen) if p is not None]

@@ -9,10 +9,10 @@ rejection cost). Methods: ``milp`` (exact, reconstruction), ``brute`` (tests), `
 
 from __future__ import annotations
 
-from .problem import PROBLEM
 from . import methods  # noqa: F401  (registers the methods)
 from .generate import PRESETS, generate, load_gavel_snapshot, tiny_instances
-from .instance import OBJECTIVE, SOLUTION_SCHEMA, PlacementInstance, PlacementJob, Resident, check
+from .instance import PlacementInstance, PlacementJob, Resident, check
+from .problem import PROBLEM
 
 __all__ = ["PROBLEM", "PlacementInstance", "PlacementJob", "Resident", "check", "generate",
            "load_gavel_snapshot", "tiny_instances", "PRESETS"]

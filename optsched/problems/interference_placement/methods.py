@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Option, size_limit
+from optsched.core.registry import Option
 
 from . import algorithms
 from .problem import PROBLEM

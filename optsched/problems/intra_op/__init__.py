@@ -14,13 +14,21 @@ exact on series-parallel graphs when memory does not bind), ``oneflow`` (elimina
 
 from __future__ import annotations
 
-from .problem import PROBLEM
-from . import methods  # noqa: E402  (registers the methods)
+from . import methods  # noqa: F401  (registers the methods)
 from .elimination import eliminate
-from .generate import (PRESETS, export_iopddl_solution, generate, load_iopddl, sbp_instance, tiny_instances,
-                       transfer_cost, write_iopddl_solution)
+from .generate import (
+                       PRESETS,
+                       export_iopddl_solution,
+                       generate,
+                       load_iopddl,
+                       sbp_instance,
+                       tiny_instances,
+                       transfer_cost,
+                       write_iopddl_solution,
+)
 from .instance import FORBIDDEN, IntraOpInstance, check
 from .model import build_model
+from .problem import PROBLEM
 
 __all__ = ["PROBLEM", "IntraOpInstance", "check", "generate", "load_iopddl", "export_iopddl_solution",
            "write_iopddl_solution", "build_model", "eliminate", "sbp_instance", "transfer_cost", "PRESETS",

@@ -3,7 +3,6 @@ per-node greedy [ours]."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -12,8 +11,8 @@ from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
 from .algorithms import _Clock, _finish, greedy_plan
-from .instance import FORBIDDEN, IntraOpInstance, plan_cost
-from .state import PlanState, structure
+from .instance import IntraOpInstance
+from .state import PlanState
 
 __all__ = ["uniform_plan", "replicated", "data_parallel", "greedy", "labelled"]
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
-import math
 from pathlib import Path
 
 import numpy as np

@@ -11,9 +11,9 @@ trained against an adversary network; reconstruction of Du, Huang & Wu, arXiv 21
 
 from __future__ import annotations
 
-from .problem import PROBLEM
 from . import methods  # noqa: F401  (registers the methods)
 from .generate import PRESETS, generate
 from .instance import OnlinePackingInstance, check
+from .problem import PROBLEM
 
 __all__ = ["OnlinePackingInstance", "PROBLEM", "generate", "check", "PRESETS"]

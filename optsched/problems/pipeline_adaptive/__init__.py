@@ -9,8 +9,16 @@ group sizes: ``ada-grouper`` (online, reconstruction), ``fixed`` (1F1B or any fi
 from __future__ import annotations
 
 from . import methods  # noqa: F401  (registers the methods)
-from .adagrouper import (AdaGrouperSetting, AdaptivePolicy, BandwidthTrace, FixedPolicy, OraclePolicy,
-                         example_setting, preemption_trace, run_policy)
+from .adagrouper import (
+                         AdaGrouperSetting,
+                         AdaptivePolicy,
+                         BandwidthTrace,
+                         FixedPolicy,
+                         OraclePolicy,
+                         example_setting,
+                         preemption_trace,
+                         run_policy,
+)
 from .generate import PRESETS, generate
 from .instance import PipelineAdaptiveInstance, check, replay
 from .problem import PROBLEM

@@ -6,7 +6,7 @@ Maximize the slowest stage's throughput ``min_i r_i c_i`` with ``sum c_i <= C``.
 
 from __future__ import annotations
 
-from . import methods
+from . import methods  # noqa: F401  (registers the methods)
 from .algorithms import brute_force, equal_split, greedy_bottleneck, proportional_split
 from .generate import generate
 from .instance import StageCoresInstance, check

@@ -9,7 +9,6 @@ Solution schema: ``{"cores": [c_0, ..., c_{S-1}]}``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
