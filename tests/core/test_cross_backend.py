@@ -95,3 +95,16 @@ def test_cross_backend_table():
     expected = {n for n, p in optsched.list_problems().items() if model_methods(p)}
     assert covered == expected
     assert all(len(reference_instances(optsched.get_problem(p), (0, 1, 2), True)) >= 3 for p in covered)
+
+
+@pytest.mark.parametrize("backend", ["highs", "pyomo", "cvxpy", "scipy"])
+def test_an_empty_row_is_redundant_or_infeasible_on_every_backend(backend):
+    for lower, status in ((-1.0, "optimal"), (1.0, "infeasible")):
+        b = ModelBuilder("empty-row", sense="max")
+        x = b.add_block("x", 2, upper=1, integer=True, cost=[1.0, 2.0])
+        b.add_rows("cap", [[1.0, 1.0]], upper=[1.0], cols=[x])
+        b.add_rows("empty", [[0.0, 0.0]], lower=[lower], upper=[2.0], cols=[x])
+        sol = BACKENDS[backend].solve(b.build())
+        assert sol.status == status, (backend, lower, sol.status, sol.message)
+        if status == "optimal":
+            assert sol.objective == pytest.approx(2.0)

@@ -35,6 +35,10 @@ def to_pyomo(model: LinearModel):
     def row(_, i):
         lo, hi = model.row_lower[i], model.row_upper[i]
         s, e = csr.indptr[i], csr.indptr[i + 1]
+        if not np.any(csr.data[s:e]):
+            # an empty row: Pyomo rejects a constant expression as a constraint; 0 within its
+            # bounds makes it redundant (a violated one is reported infeasible before building)
+            return pyo.Constraint.Skip
         expr = pyo.quicksum((float(v) * m.x[int(j)] for v, j in zip(csr.data[s:e], csr.indices[s:e])))
         if lo == hi:
             return expr == float(lo)
@@ -45,6 +49,13 @@ def to_pyomo(model: LinearModel):
     obj = float(model.offset) + pyo.quicksum((float(model.cost[j]) * m.x[int(j)] for j in nz))
     m.objective = pyo.Objective(expr=obj, sense=pyo.maximize if model.sense == "max" else pyo.minimize)
     return m
+
+
+def _violated_empty_row(model: LinearModel) -> int | None:
+    """The first row without a nonzero coefficient whose bounds exclude 0 (None: there is none)."""
+    empty = np.asarray(abs(model.matrix).sum(axis=1)).ravel() == 0
+    bad = np.flatnonzero(empty & ((model.row_lower > 0) | (model.row_upper < 0)))
+    return int(bad[0]) if bad.size else None
 
 
 def _unreferenced_value(model: LinearModel, j: int) -> float:
@@ -85,6 +96,10 @@ class PyomoBackend(Backend):
         if empty is not None:  # Pyomo would not pass the column to HiGHS, which would miss this
             return finish(model, "infeasible", None, None, None, self, 0.0,
                           message=f"column {empty} has no (integer) value within its bounds")
+        bad_row = _violated_empty_row(model)
+        if bad_row is not None:
+            return finish(model, "infeasible", None, None, None, self, 0.0,
+                          message=f"row {bad_row} has no coefficients and 0 is outside its bounds")
         m = to_pyomo(model)
         opt = SolverFactory("highs")
         options = {"mip_rel_gap": float(settings.mip_rel_gap),
