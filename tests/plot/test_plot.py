@@ -10,6 +10,14 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.plot import PLOTTERS, plot
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _not_blank(path) -> bool:
     import matplotlib.image as mpimg
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optsched.core.errors import Infeasible, InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, NotApplicable
 from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
                                             order_from_json, simulate, simulate_order)
 
@@ -180,7 +180,7 @@ def test_wrong_lengths_and_counts():
 def test_cap_below_need_and_below_one():
     t = times([1.0] * 3, [2.0] * 3)
     simulate(t, 4, "1f1b", inflight_cap=(3, 2, 1))  # exactly what 1F1B needs
-    with pytest.raises(Infeasible, match="stage 0"):
+    with pytest.raises(NotApplicable, match="stage 0"):  # the schedule, not the instance
         simulate(t, 4, "1f1b", inflight_cap=(2, 2, 1))
     with pytest.raises(InvalidInstanceError, match="inflight_cap"):
         simulate(t, 4, "1f1b", inflight_cap=(3, 0, 1))
