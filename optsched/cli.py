@@ -356,6 +356,20 @@ def cmd_export(args) -> int:
     from optsched.core.backends import write_mps
 
     prob = optsched.get_problem(args.problem)
+    if args.solution or args.format:
+        if not (args.solution and args.format):
+            raise InvalidInstanceError(prob.name, "--format", "--solution and --format go together")
+        if args.format not in prob.solution_exporters:
+            raise InvalidInstanceError(prob.name, "--format", "unknown solution format (known: "
+                                       f"{', '.join(prob.solution_exporters) or 'none'})", args.format)
+        _check_output(args.output, prob.name)
+        inst = _load_instance(prob, args.instance)
+        result = _load_result(args.solution, prob.name)
+        if result.solution is None:
+            raise InvalidInstanceError(prob.name, "--solution", f"the result has no solution (status {result.status})")
+        Path(args.output).write_text(prob.solution_exporters[args.format](inst, result.solution) + "\n")
+        print(f"wrote {args.output}: the {args.format} solution of {result.method}'s result")
+        return EXIT_OK
     if prob.build_model is None:
         raise InvalidInstanceError(prob.name, "export", "this problem has no linear model to export")
     _check_output(args.output, prob.name)
@@ -368,6 +382,33 @@ def cmd_export(args) -> int:
     write_mps(model, args.output)
     print(f"wrote {args.output}: {model.num_cols} columns ({int(model.integrality.sum())} integer), "
           f"{model.num_rows} rows, {model.matrix.nnz} nonzeros")
+    return EXIT_OK
+
+
+def _load_result(path: str, problem: str):
+    from .core.instance import load_json_file
+    from .core.result import Result
+
+    data = load_json_file(path, problem)
+    if _looks_like_instance(data):
+        raise InvalidInstanceError(problem, "(file)", f"{path} is an instance, not a result record")
+    if not (isinstance(data, dict) and "format_version" in data and "method" in data):
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not a result record (write one with solve -o)")
+    result = Result.from_json(data)
+    if result.problem != problem:
+        raise InvalidInstanceError(problem, "problem", f"result is for {result.problem!r}", result.problem)
+    return result
+
+
+def cmd_plot(args) -> int:
+    import optsched
+    from .plot import plot
+
+    prob = optsched.get_problem(args.problem)
+    _check_output(args.output, prob.name)
+    inst = _load_instance(prob, args.instance)
+    fig = plot(inst, _load_result(args.result, prob.name), args.output)
+    print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
     return EXIT_OK
 
 
@@ -418,11 +459,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--index", type=int)
     s.add_argument("-o", "--output")
-    s = sub.add_parser("export", help="write an instance's exact model as MPS for other solvers")
+    s = sub.add_parser("export", help="write an instance's exact model as MPS for other solvers, or a "
+                                      "solution in another tool's format (--solution, --format)")
     s.add_argument("problem")
     s.add_argument("instance")
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--lp-relaxation", action="store_true")
+    s.add_argument("--solution", metavar="RESULT", help="export this result's solution instead of the model")
+    s.add_argument("--format", help="the solution format (e.g. iopddl for intra-op)")
+    s = sub.add_parser("plot", help="draw a result: pipeline Gantt, cluster schedule, partition, sharding plan")
+    s.add_argument("problem", help="pipeline-schedule, srpt, rar-online, pipeline-partition or intra-op")
+    s.add_argument("instance", help="the instance file")
+    s.add_argument("result", help="a result record written by solve -o")
+    s.add_argument("-o", "--output", required=True, help="FILE.png, FILE.svg or FILE.pdf")
     s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results")
     s.add_argument("--quick", action="store_true")
     s.add_argument("--only", nargs="+", metavar="ID")

@@ -211,6 +211,9 @@ class Problem:
     presets: dict[str, dict] = field(default_factory=dict)
     generator_options: dict[str, Option] = field(default_factory=dict)
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: format name -> ``exporter(instance, solution) -> str``: a solution in another tool's format
+    #: (``optsched export PROBLEM INSTANCE --solution RESULT --format NAME -o FILE``)
+    solution_exporters: dict[str, Callable[[Any, Any], str]] = field(default_factory=dict)
     build_model: Callable[[Any], Any] | None = None
     default_method: str = "milp"
     #: the exact (or bound) method the conformance battery compares every other method with;

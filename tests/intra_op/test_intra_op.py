@@ -336,3 +336,20 @@ def test_local_search_best_init_takes_the_greedy_start_when_cheaper():
     oneflow_start = optsched.solve(inst, "local-search", options={"rounds": 0, "init": "oneflow"})
     assert best.stats["init_choice"] == "greedy"
     assert best.objective < oneflow_start.objective
+
+
+def test_cli_exports_a_solution_in_the_contest_format(tmp_path):
+    import json as _json
+
+    from optsched.cli import main
+
+    inst, res, out = tmp_path / "i.json", tmp_path / "r.json", tmp_path / "sol.txt"
+    assert main(["generate", "intra-op", "--preset", "tiny", "-o", str(inst)]) == 0
+    assert main(["solve", "intra-op", str(inst), "--method", "milp", "-o", str(res)]) == 0
+    assert main(["export", "intra-op", str(inst), "--solution", str(res), "--format", "iopddl",
+                 "-o", str(out)]) == 0
+    strategy = _json.loads(out.read_text())
+    assert strategy == _json.loads(res.read_text())["solution"]["strategy"]
+    assert main(["check", "intra-op", str(inst), str(out)]) == 0          # the bare list checks
+    assert main(["export", "intra-op", str(inst), "--solution", str(res), "--format", "nope",
+                 "-o", str(out)]) == 2

@@ -81,3 +81,15 @@ def test_errors_are_typed():
     pinst = optsched.generate("pipeline-schedule", seed=1, preset="hetero-small")
     with pytest.raises(InvalidInstanceError, match="-o"):
         plot(pinst, optsched.solve(pinst, "1f1b"), "out.jpg")
+
+
+def test_cli_plot_verb(tmp_path):
+    from optsched.cli import main
+
+    inst, res, out = tmp_path / "i.json", tmp_path / "r.json", tmp_path / "g.svg"
+    assert main(["generate", "pipeline-schedule", "--preset", "hetero-small", "-o", str(inst)]) == 0
+    assert main(["solve", "pipeline-schedule", str(inst), "--method", "list", "-o", str(res)]) == 0
+    assert main(["plot", "pipeline-schedule", str(inst), str(res), "-o", str(out)]) == 0
+    assert out.stat().st_size > 1000 and out.read_text().lstrip().startswith("<?xml")
+    assert main(["plot", "pipeline-schedule", str(inst), str(inst), "-o", str(out)]) == 2   # not a result
+    assert main(["plot", "mknap", str(inst), str(res), "-o", str(out)]) == 2

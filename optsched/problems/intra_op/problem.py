@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from optsched.core.registry import Option, Problem, register_problem
 
-from .generate import PRESETS, generate, load_iopddl, tiny_instances
+from .generate import (
+    PRESETS,
+    export_iopddl_solution,
+    generate,
+    load_iopddl,
+    tiny_instances,
+)
 from .instance import OBJECTIVE, SOLUTION_SCHEMA, IntraOpInstance, check
 from .model import build_model
 
@@ -30,6 +36,7 @@ PROBLEM = register_problem(Problem(
         "memory_ratio": Option(float, 1.1, "memory limit / peak of the least-memory plan"),
     },
     importers={"iopddl": load_iopddl},
+    solution_exporters={"iopddl": export_iopddl_solution},
     build_model=build_model,
     default_method="milp",
     reference_method="milp",
