@@ -31,7 +31,8 @@ def test_repro_load_reads_the_sweep_database(tmp_path, monkeypatch):
     assert run(RunOptions(quick=True, jobs=1, out=out), scripts_dir=tmp_path / "paper_repro") == 0
     frame = optsched.repro.load("K1", out, quick=True)
     assert sorted(frame["instance"]) == [0, 1, 2]
-    assert {"milp", "greedy", "cell_key", "cell_seed", "cell_wall_s"} <= set(frame.columns)
+    expected_columns = {"milp", "greedy", "cell_key", "cell_seed", "cell_wall_s"}
+    assert expected_columns <= set(frame.columns)
     assert (frame["greedy"] <= frame["milp"]).all()
     with pytest.raises(InvalidInstanceError, match="no results database"):
         optsched.repro.load("K1", out, quick=False)
