@@ -23,28 +23,25 @@ EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 
-def _positive_int(name: str):
+def _int_at_least(name: str, minimum: int):
+    """An argparse type: an integer >= ``minimum``, the error naming the option."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be >= 1 (got {value})")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum} (got {value})")
         return value
     return parse
+
+
+def _positive_int(name: str):
+    return _int_at_least(name, 1)
 
 
 def _nonnegative_int(name: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"{name} must be >= 0 (got {value})")
-        return value
-    return parse
+    return _int_at_least(name, 0)
 
 
 def _positive_seconds(text: str) -> float:

@@ -14,6 +14,7 @@ simulation.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -73,13 +74,9 @@ class PipelineAdaptiveInstance(Instance):
 
     @cached_property
     def setting(self) -> AdaGrouperSetting:
-        return AdaGrouperSetting(
-            forward_per_sample=self.forward_per_sample, backward_per_sample=self.backward_per_sample,
-            overhead=self.overhead, allreduce=self.allreduce,
-            activation_bytes_per_sample=self.activation_bytes_per_sample,
-            stash_bytes_per_sample=self.stash_bytes_per_sample, memory_bytes=self.memory_bytes,
-            global_batch=self.global_batch, group_sizes=self.group_sizes, switch_cost=self.switch_cost,
-            iterations=self.iterations, nominal_bandwidth=self.nominal_bandwidth)
+        """The pipeline part of the instance (every field of :class:`AdaGrouperSetting` is one here)."""
+        names = [f.name for f in dataclasses.fields(AdaGrouperSetting) if not f.name.startswith("_")]
+        return AdaGrouperSetting(**{name: getattr(self, name) for name in names})
 
     @cached_property
     def trace(self) -> BandwidthTrace:
