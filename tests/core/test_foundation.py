@@ -159,3 +159,18 @@ def test_a_context_built_outside_solve_honours_its_time_limit():
     model = problem.build_model(optsched.generate("mknap", seed=1, preset="tiny"))
     ctx.solve_model(model)
     assert 0 < ctx.subsolves[-1]["time_limit"] <= 5.0   # the solve got the remaining budget
+
+
+def test_rolling_methods_degrade_to_their_heuristic_when_the_budget_is_spent():
+    # online-rr's window LPs and srpt's MILP placement get the method's remaining time; once it is
+    # spent they fall back (greedy fill / greedy + KL) and say how often, instead of failing
+    inst = optsched.generate("ps-locality", seed=0, preset="tiny")
+    full = optsched.solve(inst, "online-rr")
+    cut = optsched.solve(inst, "online-rr", time_limit=1e-6)
+    assert full.stats["greedy_fallback_solves"] == 0 and cut.stats["greedy_fallback_solves"] > 0
+    assert cut.status == "feasible" and optsched.check(inst, cut).feasible
+    srpt = optsched.generate("srpt", seed=1, preset="tiny")
+    placed = optsched.solve(srpt, "fifo", options={"placement": "milp"}, time_limit=1e-6)
+    assert placed.status == "feasible" and optsched.check(srpt, placed).feasible
+    # every MILP placement (jobs that fit no single server) hit the spent budget and fell back
+    assert placed.stats["placement_milp_fallbacks"] == placed.stats["subsolves"]["count"] > 0
