@@ -1,7 +1,7 @@
 """Results as pandas data frames, for analysis in a notebook or a script.
 
 * :func:`results_frame`: one row per result (records, result files, or folders of them): the
-  record's scalar fields (problem, method, fidelity, status, objective, bound, gap, wall_s,
+  record's scalar fields (problem, method, the method's registered ``kind``, fidelity, status, objective, bound, gap, wall_s,
   backend, seed, instance_sha256, ...), the method's options and the scalar ``stats`` as columns
   (``option.<name>``, ``stats.<name>``); solutions stay out (they are per-problem structures).
 * :func:`repro_frame` (also ``optsched.repro.load``): the rows a sweep stored in its results
@@ -22,7 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core.errors import InvalidInstanceError
+from .core.errors import InvalidInstanceError, OptschedError
 from .core.result import Result
 
 __all__ = ["results_frame", "result_row", "repro_frame"]
@@ -30,9 +30,20 @@ __all__ = ["results_frame", "result_row", "repro_frame"]
 _SCALARS = (int, float, str, bool, type(None))
 
 
+def _kind(problem: str, method: str) -> str | None:
+    """The registered kind of a method (exact, bound, approximation, ...), None if not registered."""
+    from .core.registry import get_problem
+
+    try:
+        return get_problem(problem).methods[method].kind
+    except (KeyError, OptschedError):
+        return None
+
+
 def result_row(result: Result) -> dict:
     """A flat dict of a result's scalar fields, options and scalar stats (no solution)."""
     row = {k: v for k, v in result.to_json().items() if k not in ("solution", "settings", "stats")}
+    row["kind"] = _kind(result.problem, result.method)
     for key, value in (result.settings or {}).items():
         if key == "options":
             row.update({f"option.{k}": v for k, v in (value or {}).items() if isinstance(v, _SCALARS)})
