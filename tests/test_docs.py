@@ -41,3 +41,15 @@ def _anchors(text: str) -> set[str]:
 def test_markers_present_once():
     text = (DOCS / "guarantees.md").read_text()
     assert text.count(BEGIN) == 1 and text.count(END) == 1
+
+
+def test_readme_pictures_cover_every_picture_kind():
+    """``python -m optsched.docs_build --images`` draws one README example per kind of picture."""
+    from optsched.docs_build import EXAMPLES
+    from optsched.plot import PLOTTERS
+
+    drawn = {problem for problem, *_ in EXAMPLES.values()}
+    assert drawn <= set(PLOTTERS)
+    # rar-online's picture is the cluster Gantt chart that srpt's example already shows
+    assert set(PLOTTERS) - drawn <= {"rar-online"}
+    assert all((DOCS / "img" / name).is_file() for name in EXAMPLES)
