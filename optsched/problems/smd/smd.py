@@ -39,15 +39,19 @@ import numpy as np
 
 from optsched.core.errors import InvalidInstanceError, SolverError
 from optsched.core.registry import Outcome
+from optsched.core.result import relative_gap
 from optsched.core.solving import SolveContext
 
+from .certify import certify
 from .configurations import Configurations, enumerate_configurations, improve_greedily, segment_argmin
 from .instance import SmdInstance, require_feasible
 from .model import build_mcmkp_model, decode_choice, round_basic_lp
 
-__all__ = ["smd", "INNER_METHODS"]
+__all__ = ["smd", "INNER_METHODS", "DEFAULT_TARGET_GAP"]
 
 INNER_METHODS = ("lagrangian", "lp-round", "milp")
+#: default of option ``target_gap``: the registered guarantee is ALG <= (1 + this) * OPT [ours]
+DEFAULT_TARGET_GAP = 0.005
 #: Polyak step factor below which the subgradient search stops (6 halvings, after 30 iterations
 #: without a better dual value)
 MIN_THETA = 1 / 64
@@ -194,6 +198,9 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     for name in ("max_outer", "max_inner"):
         if opts[name] < 1:
             raise InvalidInstanceError("smd", f"option {name}", "must be >= 1", opts[name])
+    if not opts["target_gap"] >= 0:  # also rejects nan
+        raise InvalidInstanceError("smd", "option target_gap", "must be >= 0 (inf: no branch and bound)",
+                                   opts["target_gap"])
     if not 0 < opts["damping"] <= 1:
         raise InvalidInstanceError("smd", "option damping", "must be in (0, 1]", opts["damping"])
     cfg = enumerate_configurations(instance)
@@ -235,6 +242,9 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
         if residual(current.choice, beta, u) <= opts["tolerance"]:
             stop = "converged"
             break
+        if ctx.expired():
+            stop = "time_limit"
+            break
         d_beta = ratio[current.choice] - beta
         d_u = 1.0 / cfg.denominator[current.choice] - u
         for k in range(LINE_SEARCH_STEPS):
@@ -251,8 +261,19 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
         steps.append(step)
         beta, u, current, value = trial_beta, trial_u, trial, trial_value
     gap = current.upper - current.lower
-    return Outcome(solution=cfg.solution(best_choice), objective=best_value,
-                   stats={"outer_iterations": len(steps), "stop": stop, "residual": residual(current.choice, beta, u),
-                          "final_inner_gap": gap,
-                          "final_inner_gap_rel": gap / max(abs(current.upper), abs(current.lower), 1e-12),
-                          "steps": steps, "columns": cfg.num_columns, **counters})
+    stats = {"outer_iterations": len(steps), "stop": stop, "residual": residual(current.choice, beta, u),
+             "final_inner_gap": gap,
+             "final_inner_gap_rel": gap / max(abs(current.upper), abs(current.lower), 1e-12),
+             "steps": steps, "columns": cfg.num_columns, **counters, "outer_value": best_value}
+    # certification [ours]: the Lagrangian bound on the true costs, then branch and bound over the
+    # linearized ratio terms until ALG <= (1 + target_gap) * bound (docs/smd.md#smd-certified-bound)
+    cert = certify(ctx, cfg, cap, best_choice, target_gap=opts["target_gap"], prices=start.prices,
+                   rounding=opts["node_rounding"])
+    stats.update(certify=cert.stop, root_bound=cert.root_bound, bnb_nodes=cert.nodes,
+                 bnb_incumbent_updates=cert.incumbent_updates, bnb_rounding_updates=cert.rounding_updates,
+                 outer_certified_gap=relative_gap(best_value, cert.bound), **cert.stats)
+    timed_out = stop == "time_limit" or cert.stop == "time_limit"
+    return Outcome(solution=cfg.solution(cert.choice), objective=cert.value, bound=cert.bound,
+                   status="time_limit" if timed_out else "feasible",
+                   reason=("time limit reached: the bound is certified, the target gap is not" if timed_out else None),
+                   stats=stats)
