@@ -156,3 +156,22 @@ def test_rejects_bad_target_gap():
         with pytest.raises(optsched.core.errors.InvalidInstanceError) as info:
             optsched.solve(inst, "smd", options={"target_gap": bad})
         assert info.value.field == "option target_gap"
+
+
+def test_failed_node_lp_is_not_certified(monkeypatch):
+    """A node LP that neither solves nor is proved infeasible stops the search: the record keeps a
+    valid bound, says why the target is not certified, and does not claim the target gap."""
+    from optsched.core.linear import ModelSolution
+    from optsched.core.solving import SolveContext
+
+    def failing(self, model, **overrides):
+        return ModelSolution("error", None, None, None, "highs", "test", 0.0, message="injected failure")
+
+    inst = generate(11, **PRESETS["smd-small"])  # the root bound does not certify: a node LP runs
+    opt = optsched.solve(inst, "milp").objective
+    monkeypatch.setattr(SolveContext, "solve_model", failing)
+    r = optsched.solve(inst, "smd")
+    assert r.status == "feasible" and r.stats["certify"] == "lp_failed"
+    assert "node LP failed" in r.reason
+    assert r.bound <= opt + _tol(opt)
+    assert r.objective > (1 + DEFAULT_TARGET_GAP) * r.bound

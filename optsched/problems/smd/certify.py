@@ -132,7 +132,8 @@ def certify(ctx, cfg: Configurations, cap: np.ndarray, choice: np.ndarray, *, ta
     The root Lagrangian bound (warm-started at ``prices``) is tried first; while
     ``(1 + target_gap) * bound < incumbent`` the best-first branch and bound runs, its node LPs
     through ``ctx.solve_model``. Stops ``certified`` (then ``value <= (1 + target_gap) * bound``
-    up to ``CLOSE_RTOL``) or ``time_limit`` (the bound is still valid). Time: one Lagrangian pass
+    up to ``CLOSE_RTOL``), ``time_limit`` or ``lp_failed`` (a node LP neither solved nor proved
+    infeasible); the bound is valid at every stop. Time: one Lagrangian pass
     per dual step (``O(columns * |Res|)``), one LP per node; the number of nodes is finite (each
     branching shrinks a job's column set) but not polynomially bounded.
     """
@@ -179,10 +180,12 @@ def certify(ctx, cfg: Configurations, cap: np.ndarray, choice: np.ndarray, *, ta
         if sol.status == "infeasible":
             continue  # no feasible point in this leaf
         if sol.status != "optimal" or sol.x is None:
-            closed_min = min(closed_min, lb)  # the leaf is given up; its inherited bound still counts
-            cert.stats.setdefault("nodes_given_up", 0)
-            cert.stats["nodes_given_up"] += 1
-            continue
+            # the back-end failed on this node: stop; the node stays open, so its inherited bound
+            # still counts in the reported bound, but the target gap is not certified
+            heapq.heappush(heap, (lb, next(counter), restrict))
+            cert.stop = "lp_failed"
+            cert.stats["lp_failure"] = f"{sol.backend}: {sol.status}, {sol.message}"
+            break
         lb = max(lb, float(sol.objective))
         x = np.zeros(cfg.num_columns)
         x[cols] = sol.x
@@ -195,8 +198,11 @@ def certify(ctx, cfg: Configurations, cap: np.ndarray, choice: np.ndarray, *, ta
                     value, choice = node_value, node_choice
                     cert.incumbent_updates += 1
                 continue  # the leaf's optimum is this point
-            closed_min = min(closed_min, lb)  # never seen: an integral LP point over capacity
-            continue
+            # never seen: an integral LP point over capacity beyond the checker's tolerance
+            heapq.heappush(heap, (lb, next(counter), restrict))
+            cert.stop = "lp_failed"
+            cert.stats["lp_failure"] = "an integral node LP point overloads a capacity"
+            break
         if rounding:
             rounded = node_choice.copy()
             rounded[fractional_jobs] = cfg.smallest[fractional_jobs]

@@ -46,7 +46,8 @@ PROBLEM.method(
     guarantee=Guarantee(
         form="multiplicative", sense="<=", value=lambda instance: 1.0 + DEFAULT_TARGET_GAP, reference="OPT",
         statement=f"ALG <= (1 + target_gap) * OPT, target_gap = {DEFAULT_TARGET_GAP} by default (the record's "
-                  "bound certifies it per run); not when the run stops at its time limit (status time_limit)",
+                  "bound certifies it per run); not when the run stops at its time limit (status time_limit) or a "
+                  "node LP fails (stats certify = lp_failed, stated in the record's reason)",
         source="ours", proof="docs/smd.md#smd-certified-bound"),
     options={
         "target_gap": Option(float, DEFAULT_TARGET_GAP, "branch and bound until ALG <= (1 + target_gap) * "

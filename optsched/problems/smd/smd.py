@@ -281,7 +281,10 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
                  bnb_incumbent_updates=cert.incumbent_updates, bnb_rounding_updates=cert.rounding_updates,
                  outer_certified_gap=relative_gap(best_value, cert.bound), **cert.stats)
     timed_out = stop == "time_limit" or cert.stop == "time_limit"
+    reason = None
+    if timed_out:
+        reason = "time limit reached: the bound is certified, the target gap is not"
+    elif cert.stop == "lp_failed":
+        reason = f"a node LP failed ({cert.stats['lp_failure']}): the bound is certified, the target gap is not"
     return Outcome(solution=cfg.solution(cert.choice), objective=cert.value, bound=cert.bound,
-                   status="time_limit" if timed_out else "feasible",
-                   reason=("time limit reached: the bound is certified, the target gap is not" if timed_out else None),
-                   stats=stats)
+                   status="time_limit" if timed_out else "feasible", reason=reason, stats=stats)
