@@ -144,7 +144,8 @@ def certify(ctx, cfg: Configurations, cap: np.ndarray, choice: np.ndarray, *, ta
     def closed(lb: float, incumbent: float) -> bool:
         return factor * lb >= incumbent - CLOSE_RTOL * abs(incumbent)
 
-    root, prices = dual_ascent(costs, cfg, cap, prices, value / factor, ROOT_DUAL_ITERATIONS, ctx.expired)
+    goal = value / factor if np.isfinite(factor) else value  # inf: no target, just the best bound
+    root, prices = dual_ascent(costs, cfg, cap, prices, goal, ROOT_DUAL_ITERATIONS, ctx.expired)
     cert = Certificate(choice=choice, value=value, bound=min(root, value), root_bound=root, stop="certified")
     if closed(root, value) or not np.isfinite(target_gap):
         if not closed(root, value):
