@@ -175,3 +175,28 @@ def test_failed_node_lp_is_not_certified(monkeypatch):
     assert "node LP failed" in r.reason
     assert r.bound <= opt + _tol(opt)
     assert r.objective > (1 + DEFAULT_TARGET_GAP) * r.bound
+
+
+def test_gub_split_partitions_and_separates_the_lp_mass():
+    """Both parts are nonempty and disjoint, cover the allowed columns, and each carries LP mass
+    (so both children exclude the node's LP point); without two positive columns (solver noise
+    only) the split still makes two nonempty parts."""
+    from optsched.problems.smd.certify import _split
+
+    inst = generate(5, **PRESETS["smd-small"])
+    cfg = enumerate_configurations(inst)
+    cap = inst.capacity_array
+    allowed = np.arange(cfg.start[2], cfg.start[3])
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        x = np.zeros(cfg.num_columns)
+        picks = rng.choice(allowed, size=int(rng.integers(2, 4)), replace=False)
+        x[picks] = rng.dirichlet(np.ones(picks.size))
+        left, right = _split(cfg, cap, allowed, x)
+        assert left.size and right.size and not set(left) & set(right)
+        assert sorted(np.concatenate([left, right])) == sorted(allowed)
+        assert x[left].sum() > 0 and x[right].sum() > 0
+    x = np.zeros(cfg.num_columns)
+    x[allowed[0]] = 1.0
+    left, right = _split(cfg, cap, allowed, x)
+    assert left.size and right.size and sorted(np.concatenate([left, right])) == sorted(allowed)

@@ -119,9 +119,12 @@ def _split(cfg: Configurations, cap: np.ndarray, allowed: np.ndarray, x: np.ndar
     share = (cfg.demand[allowed] / scale).sum(axis=1)
     order = allowed[np.lexsort((cfg.cost[allowed], share))]
     mass = x[order]
-    positive = np.flatnonzero(mass > 1e-9)
-    k = int(np.searchsorted(np.cumsum(mass), 0.5 * mass.sum()))
-    k = min(max(k, int(positive[0])), int(positive[-2]))
+    positive = np.flatnonzero(mass > 0)
+    if positive.size < 2:  # only from solver noise (a fractional job has two positive columns):
+        k = order.size // 2 - 1  # any split into two nonempty parts keeps the search finite
+    else:
+        k = int(np.searchsorted(np.cumsum(mass), 0.5 * mass.sum()))
+        k = min(max(k, int(positive[0])), int(positive[-2]))
     return order[:k + 1], order[k + 1:]
 
 
