@@ -200,3 +200,14 @@ def test_gub_split_partitions_and_separates_the_lp_mass():
     x[allowed[0]] = 1.0
     left, right = _split(cfg, cap, allowed, x)
     assert left.size and right.size and sorted(np.concatenate([left, right])) == sorted(allowed)
+
+
+@pytest.mark.parametrize("backend", ["highs", "scipy"])
+def test_node_lps_on_each_highs_build(backend):
+    """The node LPs go through the context's back-end: highspy and SciPy's HiGHS build both
+    prove OPT at target_gap = 0 (seed 24: 19 nodes at the default target)."""
+    inst = generate(24, **PRESETS["smd-small"])
+    opt = optsched.solve(inst, "milp").objective
+    r = optsched.solve(inst, "smd", backend=backend, options={"target_gap": 0.0})
+    assert r.backend == backend and r.stats["bnb_nodes"] >= 2
+    assert abs(r.objective - opt) <= _tol(opt) and r.bound <= opt + _tol(opt)
