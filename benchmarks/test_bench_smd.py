@@ -4,7 +4,9 @@
    dominance pruning): ``smd`` is timed by pytest-benchmark; the exact ``milp`` (with a time limit,
    reporting its status, bound and gap) and ``lp-round`` are run once each in the same process on
    the same instance, and the ratio milp time / smd time is recorded in ``extra_info`` and printed.
-   Objectives are compared (smd never below the milp's bound); no wall-time assertion.
+   Objectives are compared (smd never below the milp's bound; smd's certified bound never above
+   the milp's value); smd's certified bound, gap and branch-and-bound nodes are recorded; no
+   wall-time assertion.
 2. Costing every configuration: the vectorized enumeration against a plain loop that evaluates the
    spec's recursion per configuration, on the same 10 jobs x 2,000 configurations; the ratio is
    recorded, and both must give the same costs.
@@ -47,6 +49,8 @@ def test_bench_large_smd_vs_milp(benchmark):
     assert milp.bound is not None
     for r in (smd, lp_round):  # feasible values are never below a proven lower bound on OPT
         assert r.objective >= milp.bound - objective_tolerance(milp.bound)
+    # smd's certified bound is a lower bound on OPT, so never above any feasible value
+    assert smd.bound <= milp.objective + objective_tolerance(milp.objective)
     info = {
         "columns_enumerated": milp.stats["configurations_enumerated"], "columns_after_pruning": milp.stats["columns"],
         "milp_status": milp.status, "milp_objective": milp.objective, "milp_bound": milp.bound, "milp_gap": milp.gap,
@@ -54,6 +58,8 @@ def test_bench_large_smd_vs_milp(benchmark):
         "lp_round_objective": lp_round.objective, "lp_round_s": lp_round_s,
         "lp_round_fractional_jobs": lp_round.stats["fractional_jobs"],
         "smd_objective": smd.objective, "smd_s": smd_s, "smd_stop": smd.stats["stop"],
+        "smd_bound": smd.bound, "smd_certified_gap": smd.gap, "smd_certify": smd.stats["certify"],
+        "smd_bnb_nodes": smd.stats["bnb_nodes"], "smd_outer_value": smd.stats["outer_value"],
         "smd_inner_iterations": smd.stats["inner_iterations"],
         "smd_over_milp_bound": smd.objective / milp.bound, "lp_round_over_milp_bound": lp_round.objective / milp.bound,
         "milp_time_over_smd_time": milp_s / smd_s, "lp_round_time_over_smd_time": lp_round_s / smd_s,

@@ -33,13 +33,20 @@ def test_run_cell_and_report(t2):
         assert row["milp_status"] == "optimal"
         assert row["smd_ratio"] >= 1 - t2.OPTIMAL_RTOL
         assert row["lp_bound"] <= row["opt"] * (1 + t2.OPTIMAL_RTOL)
+        assert not row["smd_bound_above_opt"]
+        assert row["smd_certify"] == "certified" and row["smd_ratio"] <= 1.005 + t2.OPTIMAL_RTOL
     again = t2.run_cell(cells[0], cells[0]["seed"])
     assert {k: v for k, v in again.items() if not k.endswith("_s")} == \
         {k: v for k, v in rows[0].items() if not k.endswith("_s")}
     out = RecordingWriter()
     t2.report(rows, out)
-    assert {"summary", "smd_stops", "instances"} <= set(out.tables)
+    assert {"summary", "smd_presets", "smd_stops", "instances"} <= set(out.tables)
+    presets = {r["preset"]: r for r in out.tables["smd_presets"].rows}
+    assert set(presets) == {"smd-small", "smd-medium"}  # no smd-large cell among these
+    assert presets["smd-small"]["instances"] == sum(c["family"] == "small t=0.5" for c in cells)
+    assert presets["smd-small"]["smd_worst"] == max(r["smd_ratio"] for r in rows if r["family"] == "small t=0.5")
     summary, notes = out.tables["summary"].rows, out.tables["summary"].notes
     assert [s["family"] for s in summary] == list(dict.fromkeys(c["family"] for c in cells))
     assert any("never reported a value below OPT" in n for n in notes)
+    assert any("certified bound was never above OPT" in n for n in notes)
     assert "ratios_times" in out.figures

@@ -6,7 +6,8 @@ from pooled capacities or is deferred; its completion time follows from its laye
 (:mod:`optsched.workloads.layer_timing`). Formulation [ours] consistent with the paper's abstract.
 
 Methods: ``milp`` and ``brute`` (exact), ``lp`` (bound), ``lp-round`` (additive guarantee when
-every job is deferrable, [ours]), ``smd`` (reconstruction; empirical), baselines ``one-to-one``,
+every job is deferrable, [ours]), ``smd`` (reconstruction of the sum-of-ratios outer loop, with a
+certified bound and ALG <= (1 + target_gap) OPT from our branch and bound [ours]), baselines ``one-to-one``,
 ``optimus-greedy``, ``drf``.
 """
 

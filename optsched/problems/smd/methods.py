@@ -12,7 +12,7 @@ from .algorithms import (
 )
 from .instance import SmdInstance
 from .problem import PROBLEM
-from .smd import INNER_METHODS, smd
+from .smd import DEFAULT_TARGET_GAP, INNER_METHODS, smd
 
 
 def _all_deferrable(instance: SmdInstance) -> tuple[bool, str]:
@@ -40,9 +40,19 @@ PROBLEM.method(
 )(algorithms.lp_round)
 
 PROBLEM.method(
-    "smd", kind="heuristic", fidelity="reconstruction", uses_backend=True,
-    summary="sum-of-ratios parametric outer loop, Lagrangian MC-MKP inner step (empirical)",
+    "smd", kind="approximation", fidelity="reconstruction", uses_backend=True,
+    summary="sum-of-ratios parametric outer loop, Lagrangian MC-MKP inner step; certified by a Lagrangian "
+            "bound and LP branch and bound to within target_gap",
+    guarantee=Guarantee(
+        form="multiplicative", sense="<=", value=lambda instance: 1.0 + DEFAULT_TARGET_GAP, reference="OPT",
+        statement=f"ALG <= (1 + target_gap) * OPT, target_gap = {DEFAULT_TARGET_GAP} by default (the record's "
+                  "bound certifies it per run); not when the run stops at its time limit (status time_limit) or a "
+                  "node LP fails (stats certify = lp_failed, stated in the record's reason)",
+        source="ours", proof="docs/smd.md#smd-certified-bound"),
     options={
+        "target_gap": Option(float, DEFAULT_TARGET_GAP, "branch and bound until ALG <= (1 + target_gap) * "
+                                                        "certified bound (0: prove OPT; inf: bound only)"),
+        "node_rounding": Option(bool, True, "branch and bound: round each node's LP point for a new incumbent"),
         "inner": Option(str, "lagrangian", f"inner MC-MKP step: {', '.join(INNER_METHODS)}"),
         "max_outer": Option(int, 30, "outer (Newton) iterations at most"),
         "max_inner": Option(int, 60, "subgradient iterations per Lagrangian inner step at most"),
