@@ -105,37 +105,70 @@ class _Parser(argparse.ArgumentParser):
 
 
 class Progress:
-    """Elapsed-time progress on stderr for long runs (only when stderr is a terminal)."""
+    """Progress of a solve on stderr: elapsed time, the method's own messages and, for HiGHS MIP
+    solves, incumbent, bound, gap and nodes as they improve (HiGHS callbacks). A live line on a
+    terminal; elsewhere a log line at most every ``log_interval`` seconds (none for a solve
+    shorter than that). ``enabled=False`` (``--quiet``) writes nothing."""
 
-    def __init__(self, label: str, stream=sys.stderr, interval: float = 1.0):
-        self.label, self.stream, self.interval = label, stream, interval
-        self.enabled = hasattr(stream, "isatty") and stream.isatty()
+    def __init__(self, label: str, stream=None, interval: float = 1.0, *, enabled: bool = True,
+                 log_interval: float = 5.0, live: bool | None = None, clock=time.monotonic):
+        from .repro.progress import StatusLine
+
+        self.label, self.interval, self.enabled, self.clock = label, interval, enabled, clock
+        self.line = StatusLine(sys.stderr if stream is None else stream, interval=log_interval, live=live,
+                               clock=clock)
         self.message = ""
         self.fraction: float | None = None
+        self.info: dict | None = None
+        self._version = self._written = 0
         self._stop = threading.Event()
-        self._start = time.monotonic()
         self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._listening = None
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
+        """The method's own progress (``ctx.report``)."""
         self.message, self.fraction = message, fraction
+        self._version += 1
+
+    def on_solver(self, info: dict) -> None:
+        """A HiGHS callback's incumbent, bound and gap (runs in the solver thread: store only)."""
+        self.info = info
+        self._version += 1
+
+    def text(self) -> str:
+        from .repro.progress import solve_line
+
+        return solve_line(self.label, self.clock() - self.line.start, self.info, self.message[:50], self.fraction)
+
+    def tick(self) -> bool:
+        """Offer the current state to the line; returns whether a line was written."""
+        version = self._version
+        written = self.line.update(self.text(), changed=version != self._written)
+        if written:
+            self._written = version
+        return written
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            pct = f" {100 * self.fraction:5.1f}%" if self.fraction is not None else ""
-            self.stream.write(f"\r{self.label}: {time.monotonic() - self._start:6.0f} s{pct} {self.message[:50]:50s}")
-            self.stream.flush()
+            self.tick()
 
     def __enter__(self):
         if self.enabled:
+            from .core.backends.highs import progress_listener
+
+            self._listening = progress_listener(self.on_solver)
+            self._listening.__enter__()
             self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
-        if self.enabled and self._thread.is_alive():
+        if self._thread.is_alive():
             self._thread.join()
-            self.stream.write("\r" + " " * 90 + "\r")
-            self.stream.flush()
+        if self._listening is not None:
+            self._listening.__exit__(None, None, None)
+            self._listening = None
+        self.line.clear()
 
 
 def _parse_value(text: str):
@@ -275,7 +308,7 @@ def cmd_solve(args) -> int:
             raise InvalidInstanceError(prob.name, "--option", "must be NAME=VALUE", item)
         k, v = item.split("=", 1)
         options[k] = _parse_value(v)
-    with Progress(f"{prob.name}/{meth.name}") as progress:
+    with Progress(f"{prob.name}/{meth.name}", enabled=not args.quiet) as progress:
         result = optsched.solve(inst, meth.name, backend=args.backend, time_limit=args.time_limit,
                                 seed=args.seed, threads=args.threads, node_limit=args.node_limit,
                                 options=options, progress=progress)
