@@ -561,6 +561,18 @@ def _wrap(text: str) -> str:
     return textwrap.fill(text, 79)
 
 
+def _profile_names() -> str:
+    from .workloads.profiles import known_profiles
+
+    groups: dict[str, list[str]] = {}
+    for name in sorted(known_profiles()):
+        if "/" in name:
+            folder, short = name.split("/", 1)
+            groups.setdefault(folder, []).append(short)
+    text = "; ".join(f"{folder}/ {', '.join(shorts)}" for folder, shorts in groups.items())
+    return (text + "; the folder may be left out when only one has the name") if text else "none found"
+
+
 def _known_problem(name: str | None):
     if not name:
         return None
@@ -598,7 +610,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     command = hints.get("command")
     prob = _known_problem(hints.get("problem")) if command in ("generate", "solve") else None
     raw = argparse.RawDescriptionHelpFormatter
-    p = _Parser(prog="optsched", description=__doc__.splitlines()[0],
+    p = _Parser(prog="optsched", description="optsched: exact models, approximation and online algorithms for "
+                                             "distributed deep-learning scheduling, checked against exact optima.",
                 epilog="Run 'optsched COMMAND --help' for what a command accepts; 'optsched generate PROBLEM "
                        "--help' and 'optsched solve PROBLEM --help' list a problem's options.")
     p.add_argument("--version", action="version", version=_version())
@@ -632,8 +645,11 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     if prob is not None:
         g = s.add_argument_group(f"generator options of {prob.name} (--name VALUE)")
         for name, opt in prob.generator_options.items():
+            text = option_help(opt)
+            if name == "profile":  # read by optsched.workloads.profiles.load_profile: names work too
+                text += f" (or a profile name: {_profile_names()})"
             g.add_argument(f"--{name.replace('_', '-')}", metavar=_metavar(opt), dest=f"_gen_{name}",
-                           help=_escape(option_help(opt)))
+                           help=_escape(text))
 
     solve_epilog = None
     if prob is not None:
