@@ -179,3 +179,9 @@ def test_import_pipedream_profile_batch_size(capsys, tmp_path):
     capsys.readouterr()
     assert main(["import", "orlib-mknap", str(graph), "--batch-size", "8"]) == 2
     assert "takes no batch size" in capsys.readouterr()[1]
+
+
+def test_option_describe_is_json_data():
+    opt = Option(str, "bottleneck", "bottleneck | sync-estimate | sync (evaluation only)")
+    assert json.loads(json.dumps(opt.describe())) == {
+        "type": "str", "default": "bottleneck", "help": opt.help, "allowed": ["bottleneck", "sync-estimate", "sync"]}
