@@ -44,6 +44,19 @@ def _nonnegative_int(name: str):
     return _int_at_least(name, 0)
 
 
+def _positive_number(name: str):
+    """An argparse type: a positive finite number, the error naming the option."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+        if not (0 < value < float("inf")):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number (got {text})")
+        return value
+    return parse
+
+
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -92,37 +105,70 @@ class _Parser(argparse.ArgumentParser):
 
 
 class Progress:
-    """Elapsed-time progress on stderr for long runs (only when stderr is a terminal)."""
+    """Progress of a solve on stderr: elapsed time, the method's own messages and, for HiGHS MIP
+    solves, incumbent, bound, gap and nodes as they improve (HiGHS callbacks). A live line on a
+    terminal; elsewhere a log line at most every ``log_interval`` seconds (none for a solve
+    shorter than that). ``enabled=False`` (``--quiet``) writes nothing."""
 
-    def __init__(self, label: str, stream=sys.stderr, interval: float = 1.0):
-        self.label, self.stream, self.interval = label, stream, interval
-        self.enabled = hasattr(stream, "isatty") and stream.isatty()
+    def __init__(self, label: str, stream=None, interval: float = 1.0, *, enabled: bool = True,
+                 log_interval: float = 5.0, live: bool | None = None, clock=time.monotonic):
+        from .repro.progress import StatusLine
+
+        self.label, self.interval, self.enabled, self.clock = label, interval, enabled, clock
+        self.line = StatusLine(sys.stderr if stream is None else stream, interval=log_interval, live=live,
+                               clock=clock)
         self.message = ""
         self.fraction: float | None = None
+        self.info: dict | None = None
+        self._version = self._written = 0
         self._stop = threading.Event()
-        self._start = time.monotonic()
         self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._listening = None
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
+        """The method's own progress (``ctx.report``)."""
         self.message, self.fraction = message, fraction
+        self._version += 1
+
+    def on_solver(self, info: dict) -> None:
+        """A HiGHS callback's incumbent, bound and gap (runs in the solver thread: store only)."""
+        self.info = info
+        self._version += 1
+
+    def text(self) -> str:
+        from .repro.progress import solve_line
+
+        return solve_line(self.label, self.clock() - self.line.start, self.info, self.message[:50], self.fraction)
+
+    def tick(self) -> bool:
+        """Offer the current state to the line; returns whether a line was written."""
+        version = self._version
+        written = self.line.update(self.text(), changed=version != self._written)
+        if written:
+            self._written = version
+        return written
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            pct = f" {100 * self.fraction:5.1f}%" if self.fraction is not None else ""
-            self.stream.write(f"\r{self.label}: {time.monotonic() - self._start:6.0f} s{pct} {self.message[:50]:50s}")
-            self.stream.flush()
+            self.tick()
 
     def __enter__(self):
         if self.enabled:
+            from .core.backends.highs import progress_listener
+
+            self._listening = progress_listener(self.on_solver)
+            self._listening.__enter__()
             self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
-        if self.enabled and self._thread.is_alive():
+        if self._thread.is_alive():
             self._thread.join()
-            self.stream.write("\r" + " " * 90 + "\r")
-            self.stream.flush()
+        if self._listening is not None:
+            self._listening.__exit__(None, None, None)
+            self._listening = None
+        self.line.clear()
 
 
 def _parse_value(text: str):
@@ -197,19 +243,17 @@ def cmd_methods(args) -> int:
     print(f"solution:  {prob.solution_schema}")
     print(f"spec:      {prob.spec}")
     print()
-    print(f"{'method':16s} {'kind':14s} {'fidelity':15s} guarantee")
-    for m in prob.methods.values():
-        g = m.guarantee.statement + f" [{m.guarantee.source}]" if m.guarantee else "-"
-        print(f"{m.name:16s} {m.kind:14s} {m.fidelity:15s} {g}")
-        print(f"{'':16s} {m.summary}")
-        for oname, opt in m.options.items():
-            print(f"{'':16s}   --option {oname}=<{opt.type.__name__}> (default {opt.default!r}): {opt.help}")
+    print("methods (solve --method NAME; options as --option NAME=VALUE):")
+    print(methods_text(prob))
     if prob.presets:
         print()
-        print("generator presets: " + ", ".join(prob.presets))
+        print("generator presets (generate --preset NAME):")
+        print(_presets_text(prob))
     if prob.generator_options:
-        print("generator options: " + ", ".join(
-            f"--{k.replace('_', '-')} <{o.type.__name__}>" for k, o in prob.generator_options.items()))
+        print()
+        print("generator options (generate --name VALUE):")
+        for k, o in prob.generator_options.items():
+            print(f"  --{k.replace('_', '-')} <{o.type.__name__}>  {option_help(o)}")
     return EXIT_OK
 
 
@@ -264,7 +308,7 @@ def cmd_solve(args) -> int:
             raise InvalidInstanceError(prob.name, "--option", "must be NAME=VALUE", item)
         k, v = item.split("=", 1)
         options[k] = _parse_value(v)
-    with Progress(f"{prob.name}/{meth.name}") as progress:
+    with Progress(f"{prob.name}/{meth.name}", enabled=not args.quiet) as progress:
         result = optsched.solve(inst, meth.name, backend=args.backend, time_limit=args.time_limit,
                                 seed=args.seed, threads=args.threads, node_limit=args.node_limit,
                                 options=options, progress=progress)
@@ -343,6 +387,12 @@ def cmd_import(args) -> int:
     prob, loader = table[args.format]
     _check_output(args.output, prob.name)
     kwargs = {} if args.index is None else {"index": args.index}
+    if args.batch_size is not None:
+        import inspect
+
+        if "batch_size" not in inspect.signature(loader).parameters:
+            raise InvalidInstanceError(prob.name, "--batch-size", f"format {args.format!r} takes no batch size")
+        kwargs["batch_size"] = args.batch_size
     inst = loader(args.file, **kwargs)
     _write(inst.dumps(indent=1), args.output)
     return EXIT_OK
@@ -421,63 +471,267 @@ def cmd_models(args) -> int:
     return run_models(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="optsched", description=__doc__.splitlines()[0])
+def _escape(text: str) -> str:
+    """Help text for argparse, which %-formats it."""
+    return str(text).replace("%", "%%")
+
+
+def _shown(value) -> str:
+    """A default or allowed value as it is typed on the command line."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value == "":
+        return '""'
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+def option_help(opt) -> str:
+    """One option's help line: description, type, default and allowed values.
+
+    >>> from optsched.core.registry import Option
+    >>> option_help(Option(str, "fast", "fast | exact"))
+    'fast | exact [str, default: fast; allowed: fast, exact]'
+    """
+    allowed = opt.allowed()
+    extra = f"; allowed: {', '.join(_shown(v) for v in allowed)}" if allowed else ""
+    return f"{opt.help} [{opt.type.__name__}, default: {_shown(opt.default)}{extra}]"
+
+
+def _metavar(opt) -> str:
+    return {"int": "INT", "float": "NUMBER", "bool": "BOOL", "str": "TEXT"}.get(opt.type.__name__, "VALUE")
+
+
+def _presets_text(prob) -> str:
+    lines = []
+    width = max((len(n) for n in prob.presets), default=0)
+    for name, params in prob.presets.items():
+        shown = " ".join(f"--{k.replace('_', '-')} {_shown(v)}" for k, v in params.items()) or "(the defaults)"
+        lines.append(f"  {name:{width}s}  {shown}")
+    return "\n".join(lines)
+
+
+def methods_text(prob) -> str:
+    """The methods of ``prob`` with kind, fidelity, guarantee, summary and every option (type,
+    default, description, allowed values): the text of ``solve PROBLEM --help``."""
+    lines = []
+    for m in prob.methods.values():
+        mark = " (default)" if m.name == prob.default_method else ""
+        lines.append(f"  {m.name}{mark}  [{m.kind}, {m.fidelity}]  {m.summary}")
+        if m.guarantee:
+            lines.append(f"      guarantee: {m.guarantee.statement} [{m.guarantee.source}]")
+        for oname, opt in m.options.items():
+            lines.append(f"      --option {oname}=<{opt.type.__name__}>  {option_help(opt)}")
+    return "\n".join(lines)
+
+
+def imports_text() -> str:
+    """The import formats, one line each: name, problem, first line of the importer's docstring."""
+    table = _importers()
+    width = max((len(f) for f in table), default=0)
+    lines = []
+    for fmt, (prob, loader) in sorted(table.items()):
+        first = _first_sentence(loader.__doc__ or "")
+        lines.append(f"  {fmt:{width}s}  -> {prob.name}{': ' + first if first else ''}")
+    return "\n".join(lines)
+
+
+def _first_sentence(doc: str, limit: int = 110) -> str:
+    """The first sentence of a docstring, without reST markup or a leading usage example.
+
+    >>> _first_sentence("``optsched import x F``: read a file (``.json``) of :class:`Foo`. More.")
+    'read a file (.json) of Foo.'
+    >>> _first_sentence("Jobs ``a .. b`` of a trace. More.")
+    'Jobs a .. b of a trace.'
+    """
+    import re
+
+    para = " ".join(doc.strip().split("\n\n")[0].split())
+    para = re.sub(r"^``optsched [^`]*``:\s*", "", para)
+    para = re.sub(r":\w+:`~?([^`]*)`", r"\1", para).replace("``", "")
+    m = re.search(r"(?<!\.)\.(\s|$)", para)
+    text = para[:m.end()].strip() if m else para
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def _wrap(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 79)
+
+
+def _profile_names() -> str:
+    from .workloads.profiles import known_profiles
+
+    groups: dict[str, list[str]] = {}
+    for name in sorted(known_profiles()):
+        if "/" in name:
+            folder, short = name.split("/", 1)
+            groups.setdefault(folder, []).append(short)
+    text = "; ".join(f"{folder}/ {', '.join(shorts)}" for folder, shorts in groups.items())
+    return (text + "; the folder may be left out when only one has the name") if text else "none found"
+
+
+def _known_problem(name: str | None):
+    if not name:
+        return None
+    import optsched
+
+    return optsched.list_problems().get(name)
+
+
+def _help_hints(parser: argparse.ArgumentParser, argv: list[str]) -> dict:
+    """For ``--help``: the command and the problem named on the command line (the first
+    positional after the command, skipping the values of the command's options)."""
+    if not any(a in ("-h", "--help") for a in argv):
+        return {}
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    tokens = iter(argv)
+    command = next((t for t in tokens if not t.startswith("-")), None)
+    if command not in sub.choices:
+        return {"command": command}
+    takes_value = {o for a in sub.choices[command]._actions if a.nargs != 0 for o in a.option_strings}
+    positionals = []
+    for tok in tokens:
+        if tok.startswith("-"):
+            if "=" not in tok and tok in takes_value:
+                next(tokens, None)
+            continue
+        positionals.append(tok)
+    return {"command": command, "problem": positionals[0] if positionals else None}
+
+
+def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
+    """The parser of every verb. ``help_for`` (from :func:`_help_hints`) adds, for ``--help``,
+    what depends on the registry: a problem's presets and generator options, its methods and
+    their options, the import formats."""
+    hints = help_for or {}
+    command = hints.get("command")
+    prob = _known_problem(hints.get("problem")) if command in ("generate", "solve") else None
+    raw = argparse.RawDescriptionHelpFormatter
+    p = _Parser(prog="optsched", description="optsched: exact models, approximation and online algorithms for "
+                                             "distributed deep-learning scheduling, checked against exact optima.",
+                epilog="Run 'optsched COMMAND --help' for what a command accepts; 'optsched generate PROBLEM "
+                       "--help' and 'optsched solve PROBLEM --help' list a problem's options.")
     p.add_argument("--version", action="version", version=_version())
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("problems", help="list the problems")
-    s = sub.add_parser("methods", help="list a problem's methods, kinds, fidelity and guarantees")
-    s.add_argument("problem")
-    sub.add_parser("backends", help="list the solver back-ends and what each reports")
-    s = sub.add_parser("generate", help="write a generated instance (problem options as --name value)")
-    s.add_argument("problem")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--preset")
-    s.add_argument("-o", "--output")
-    s = sub.add_parser("solve", help="solve an instance file")
-    s.add_argument("problem")
-    s.add_argument("instance")
-    s.add_argument("--method")
-    s.add_argument("--backend")
-    s.add_argument("--time-limit", type=_positive_seconds)
-    s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"))
-    s.add_argument("--threads", type=_positive_int("--threads"), default=1)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--option", action="append", metavar="NAME=VALUE", help="a method option (repeatable)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    sub.add_parser("problems", help="list the problems", description="List every registered problem: "
+                   "name, sense (min/max), title and methods. Takes no arguments.")
+    s = sub.add_parser("methods", help="list a problem's methods, options, presets and generator options",
+                       description="A problem's methods (kind, fidelity, guarantee, summary, every option with "
+                                   "type, default, description and allowed values), presets and generator options.")
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
+    sub.add_parser("backends", help="list the solver back-ends and what each reports",
+                   description="List the solver back-ends (for solve --backend): version, bound support, watchdog. "
+                               "Takes no arguments.")
+
+    gen_epilog = None
+    if prob is not None:
+        gen_epilog = (f"presets of {prob.name} (--preset NAME; the options they set, overridable):\n"
+                      f"{_presets_text(prob) or '  (none)'}")
+    elif command == "generate":
+        gen_epilog = "Name a problem ('optsched generate PROBLEM --help') to list its presets and options."
+    s = sub.add_parser("generate", help="write a generated instance (problem options as --name value)",
+                       formatter_class=raw, epilog=gen_epilog,
+                       description=_wrap("Write a seeded random instance of PROBLEM as JSON: a preset's options "
+                                   "overlaid with the problem's generator options given as --name value "
+                                   "(bool options: --name, --name true or --name false)."))
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
+    s.add_argument("--seed", type=int, default=0, metavar="N", help="random seed; the same seed and options give the same "
+                                                       "instance (default: 0)")
+    s.add_argument("--preset", metavar="NAME", help="a named set of generator options (listed below)")
+    s.add_argument("-o", "--output", metavar="FILE", help="write the instance here (default: stdout)")
+    if prob is not None:
+        g = s.add_argument_group(f"generator options of {prob.name} (--name VALUE)")
+        for name, opt in prob.generator_options.items():
+            text = option_help(opt)
+            if name == "profile":  # read by optsched.workloads.profiles.load_profile: names work too
+                text += f" (or a profile name: {_profile_names()})"
+            g.add_argument(f"--{name.replace('_', '-')}", metavar=_metavar(opt), dest=f"_gen_{name}",
+                           help=_escape(text))
+
+    solve_epilog = None
+    if prob is not None:
+        solve_epilog = f"methods of {prob.name} (--method NAME; options as --option NAME=VALUE):\n{methods_text(prob)}"
+    elif command == "solve":
+        solve_epilog = "Name a problem ('optsched solve PROBLEM --help') to list its methods and their options."
+    s = sub.add_parser("solve", help="solve an instance file", formatter_class=raw, epilog=solve_epilog,
+                       description=_wrap("Solve an instance of PROBLEM with one method and print status, objective, "
+                                   "bound and gap (or the result record with --json / -o). Long exact solves "
+                                   "report incumbent, bound and gap on stderr as they improve (--quiet: off)."))
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
+    s.add_argument("instance", help="an instance file of PROBLEM (from generate or import)")
+    s.add_argument("--method", metavar="NAME", help="the method (listed below; default: the problem's default)")
+    s.add_argument("--backend", metavar="NAME", help="solver back-end for exact models (see 'optsched backends'; "
+                                                     "default: highs)")
+    s.add_argument("--time-limit", type=_positive_seconds, metavar="SECONDS",
+                   help="budget of the whole method call; at the limit the best answer so far is "
+                        "reported with status time_limit (default: none)")
+    s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"), metavar="N",
+                   help="branch-and-bound node limit of the exact solver (default: none)")
+    s.add_argument("--threads", type=_positive_int("--threads"), default=1, metavar="N",
+                   help="solver threads (default: 1)")
+    s.add_argument("--seed", type=int, default=0, metavar="N", help="seed of randomized methods and the solver (default: 0)")
+    s.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="a method option (repeatable; values are JSON or text; listed below)")
     s.add_argument("--json", action="store_true", help="print the result record as JSON")
-    s.add_argument("-o", "--output", help="write the result record to this file")
-    s = sub.add_parser("check", help="check a result (or bare solution) against an instance")
-    s.add_argument("problem")
-    s.add_argument("instance")
-    s.add_argument("result")
-    s.add_argument("--json", action="store_true")
-    s = sub.add_parser("import", help="convert an external file into an optsched instance")
-    s.add_argument("format")
-    s.add_argument("file")
-    s.add_argument("--index", type=int)
-    s.add_argument("-o", "--output")
+    s.add_argument("-o", "--output", metavar="FILE", help="write the result record to this file")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+    s = sub.add_parser("check", help="check a result (or bare solution) against an instance",
+                       description="Check a solution with the problem's authoritative checker and compare its "
+                                   "objective with the one the result reports (exit 1 on a violation).")
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
+    s.add_argument("instance", help="the instance file")
+    s.add_argument("result", help="a result record (solve -o) or a bare solution in the problem's solution schema")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    import_epilog = None
+    if command == "import":
+        import_epilog = f"formats:\n{imports_text()}"
+    s = sub.add_parser("import", help="convert an external file into an optsched instance", formatter_class=raw,
+                       epilog=import_epilog,
+                       description=_wrap("Convert a file of another tool's format into an optsched instance "
+                                         "(JSON) of the problem the format belongs to."))
+    s.add_argument("format", help="the file's format (listed below)")
+    s.add_argument("file", help="the file to convert")
+    s.add_argument("--index", type=int, metavar="I", help="which instance of a file holding several "
+                                                          "(e.g. an OR-Library collection; default: the first)")
+    s.add_argument("--batch-size", type=_positive_number("--batch-size"), metavar="N",
+                   help="profiling batch size of a PipeDream profile (pipedream-profile; needed for files "
+                        "other than PipeDream's released profiles)")
+    s.add_argument("-o", "--output", metavar="FILE", help="write the instance here (default: stdout)")
     s = sub.add_parser("export", help="write an instance's exact model as MPS for other solvers, or a "
-                                      "solution in another tool's format (--solution, --format)")
-    s.add_argument("problem")
-    s.add_argument("instance")
-    s.add_argument("-o", "--output", required=True)
-    s.add_argument("--lp-relaxation", action="store_true")
+                                      "solution in another tool's format (--solution, --format)",
+                       description="Write an instance's exact model as MPS (-o FILE.mps), or with --solution "
+                                   "and --format a result's solution in another tool's format.")
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
+    s.add_argument("instance", help="the instance file")
+    s.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.mps, or the solution file")
+    s.add_argument("--lp-relaxation", action="store_true", help="export the LP relaxation instead of the MIP")
     s.add_argument("--solution", metavar="RESULT", help="export this result's solution instead of the model")
     s.add_argument("--format", help="the solution format (e.g. iopddl for intra-op)")
-    s = sub.add_parser("plot", help="draw a result: pipeline Gantt, cluster schedule, partition, sharding plan")
+    s = sub.add_parser("plot", help="draw a result: pipeline Gantt, cluster schedule, partition, sharding plan",
+                       description="Draw a result of solve -o as a picture (matplotlib).")
     s.add_argument("problem", help="pipeline-schedule, srpt, rar-online, pipeline-partition or intra-op")
     s.add_argument("instance", help="the instance file")
     s.add_argument("result", help="a result record written by solve -o")
     s.add_argument("-o", "--output", required=True, help="FILE.png, FILE.svg or FILE.pdf")
-    s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results")
-    s.add_argument("--quick", action="store_true")
-    s.add_argument("--only", nargs="+", metavar="ID")
-    s.add_argument("--executor", choices=("local", "dask"), default="local")
-    s.add_argument("--scheduler", metavar="ADDRESS")
-    s.add_argument("--jobs", type=int, default=2)
-    s.add_argument("--out", default="paper_repro/results")
-    s = sub.add_parser("models", help="regenerate the analytic DNN profiles in models/")
-    s.add_argument("--out", default="models")
+    s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results",
+                       description="Run the paper_repro experiments and write their tables; cells already "
+                                   "computed (same code, settings and instance) are reused.")
+    s.add_argument("--quick", action="store_true", help="the QUICK variant (minutes; results under <out>/quick)")
+    s.add_argument("--only", nargs="+", metavar="ID", help="only these experiments (e.g. T1 T8)")
+    s.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="where cells run: local processes or a dask cluster (default: local)")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --executor dask)")
+    s.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel local workers (default: 2)")
+    s.add_argument("--out", default="paper_repro/results", metavar="DIR",
+                   help="results folder (default: paper_repro/results)")
+    s = sub.add_parser("models", help="regenerate the analytic DNN profiles in models/",
+                       description="Write one analytic per-layer profile (JSON) per architecture.")
+    s.add_argument("--out", default="models", metavar="DIR", help="output folder (default: models)")
     return p
 
 
@@ -494,9 +748,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             _STDERR_FD = os.dup(2)
         except OSError:
             pass
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        parser = build_parser()
+        hints = _help_hints(parser, argv)
+        if hints:
+            parser = build_parser(hints)
         args, extra = parser.parse_known_args(argv)
         if extra and args.command != "generate":
             raise InvalidInstanceError("cli", "arguments", f"unrecognized arguments: {' '.join(extra)}")

@@ -36,7 +36,8 @@ import numpy as np
 from .core.errors import InvalidInstanceError
 from .core.result import Result
 
-__all__ = ["plot", "color_for", "PLOTTERS", "FORMATS"]
+__all__ = ["plot", "color_for", "method_color", "METHOD_COLORS", "log_scale_if_wide", "save_figure",
+           "PLOTTERS", "FORMATS"]
 
 FORMATS = (".png", ".svg", ".pdf")
 _PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#000000",
@@ -46,6 +47,85 @@ _PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#
 def color_for(index: int) -> str:
     """A colour-blind-safe colour, the same for the same index in every figure."""
     return _PALETTE[int(index) % len(_PALETTE)]
+
+
+#: fixed colours of the methods that appear in many figures (exact optima and bounds in black and
+#: grey; a method keeps its colour in every figure of every experiment)
+METHOD_COLORS = {
+    "milp": "#000000", "opt": "#000000", "brute": "#000000", "lp": "#777777", "lb": "#777777",
+    "bound": "#777777",
+    "threshold": "#4477aa", "fixed-price": "#ee6677", "greedy": "#228833", "lp-round": "#ccbb44",
+    "learned": "#aa3377", "a-srpt": "#4477aa", "fifo": "#ee6677", "sjf-oracle": "#228833",
+    "tiresias-las": "#ccbb44", "1f1b": "#4477aa", "gpipe": "#ee6677",
+}
+
+
+def method_color(name: str) -> str:
+    """The colour of a method in every figure: :data:`METHOD_COLORS` for the common names (the
+    part after ``problem/`` counts), else a palette colour chosen by a stable digest of the name
+    (the same in every run and process, unlike ``hash``).
+
+    >>> method_color("threshold") == method_color("online-knapsack/threshold") == "#4477aa"
+    True
+    >>> method_color("some-new-method") == method_color("some-new-method")
+    True
+    """
+    import hashlib
+
+    short = name.rsplit("/", 1)[-1]
+    if short in METHOD_COLORS:
+        return METHOD_COLORS[short]
+    digest = int(hashlib.sha256(short.encode()).hexdigest(), 16)
+    return _PALETTE[digest % len(_PALETTE)]
+
+
+def log_scale_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:
+    """Put ``axis`` of ``ax`` on a log scale when the positive finite ``values`` span more than
+    ``decades`` powers of ten (so small and huge series both stay readable); returns whether it did.
+
+    >>> import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> log_scale_if_wide(ax, [1.2, 3.0, 600.0]), ax.get_yscale()
+    (True, 'log')
+    >>> fig, ax = plt.subplots()
+    >>> log_scale_if_wide(ax, [1.2, 3.0, 9.0]), ax.get_yscale()
+    (False, 'linear')
+    """
+    vals = np.asarray([v for v in values if v is not None], float)
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    if vals.size < 2 or np.log10(vals.max() / vals.min()) <= decades:
+        return False
+    from matplotlib.ticker import FuncFormatter
+
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    plain = FuncFormatter(lambda v, _: f"{v:g}")  # 30, not 3 x 10^1
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(plain)
+    target.set_minor_formatter(plain if np.log10(vals.max() / vals.min()) < 2 else FuncFormatter(lambda v, _: ""))
+    return True
+
+
+def save_figure(out, name: str, fig, *, caption: str, vector: tuple[str, ...] = (".svg",)) -> list[str]:
+    """Save a repro figure as PNG through the artifact writer ``out`` (``out.figure``) and, beside
+    it, as vector graphics (``vector`` suffixes: ``.svg``, ``.pdf``) for print; returns the vector
+    files' names. Vector files carry no date, so reruns write the same bytes."""
+    import matplotlib
+
+    names = []
+    base = Path(out.out_dir) / f"{out.experiment.id}_{name}"
+    for suffix in vector:
+        if suffix not in (".svg", ".pdf"):
+            raise InvalidInstanceError("repro", "figure", "vector formats are .svg and .pdf", suffix)
+        path = base.with_suffix(suffix)
+        metadata = {"Date": None} if suffix == ".svg" else {"CreationDate": None, "ModDate": None}
+        with matplotlib.rc_context({"svg.hashsalt": "optsched", "svg.fonttype": "none"}):
+            fig.savefig(path, metadata={**metadata, "Creator": None} if suffix == ".svg" else
+                        {**metadata, "Creator": None, "Producer": None})
+        names.append(path.name)
+    out.figure(name, fig, caption=caption)
+    for file_name in names:
+        out.artifacts.append((file_name, f"the same figure as vector graphics ({file_name.rsplit('.', 1)[1].upper()})"))
+    return names
 
 
 def _figure(*shape, **kw):

@@ -134,7 +134,7 @@ SLOW = pytest.mark.slow  # about 6 s each; the in-process highs case runs in mak
                                    pytest.param(["--backend", "pyomo", "--time-limit", "300"], marks=SLOW)])
 def test_ctrl_c_during_a_solve(long_instance, extra):
     proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "pipeline-schedule",
-                             str(long_instance), "--method", "milp", *extra],
+                             str(long_instance), "--method", "milp", "--quiet", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(5)  # imports, model build, solve started
@@ -147,7 +147,25 @@ def test_ctrl_c_during_a_solve(long_instance, extra):
         proc.communicate()
         pytest.fail("the solve did not stop within 30 s of Ctrl-C")
     assert proc.returncode == 130, (proc.returncode, err[-500:])
-    assert err.strip() == "optsched: interrupted", err[-500:]
+    assert err.strip() == "optsched: interrupted", err[-500:]  # --quiet: no progress lines before it
+    assert out == ""
+
+
+@SLOW
+def test_ctrl_c_after_progress_lines_still_ends_with_one_line(long_instance):
+    """Without --quiet, a long solve logs progress (stderr is not a terminal here); Ctrl-C still
+    ends it with exit 130 and the one line, after nothing but progress lines."""
+    proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "pipeline-schedule",
+                             str(long_instance), "--method", "milp"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(7)  # past the first progress line (5 s)
+    assert proc.poll() is None, "the solve ended before the interrupt: choose a longer instance"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    lines = err.strip().splitlines()
+    assert proc.returncode == 130 and lines[-1] == "optsched: interrupted", err[-500:]
+    assert all(line.startswith("pipeline-schedule/milp: ") and " incumbent " in line for line in lines[:-1]), err
     assert out == ""
 
 

@@ -110,6 +110,53 @@ class Option:
     type: type
     default: Any
     help: str
+    #: the values the option accepts when they form a fixed set (empty: any value of ``type``);
+    #: checked by :meth:`Method.resolve_options` and listed by ``--help``
+    choices: tuple = ()
+
+    def allowed(self) -> tuple:
+        """The values the option accepts, as far as they are a fixed set: the declared
+        ``choices``; for a bool, ``(True, False)``; otherwise the alternatives its help text
+        lists when the help is exactly a list of names (``"a | b | c"``, ``"'a' or 'b'"``, with
+        parenthetical remarks and a leading ``label:`` ignored) that includes the default; else
+        ``()`` (any value of the type).
+
+        >>> Option(str, "fast", "fast | exact (slower)").allowed()
+        ('fast', 'exact')
+        >>> Option(str, "a", "'a' or a file").allowed()
+        ()
+        >>> Option(str, "4", "device mesh: P or PxQ").allowed()
+        ()
+        >>> Option(bool, True, "use it").allowed()
+        (True, False)
+        """
+        if self.choices:
+            return tuple(self.choices)
+        if self.type is bool:
+            return (True, False)
+        if self.type is not str:
+            return ()
+        derived = _alternatives_in(self.help)
+        # placeholders such as "P or PxQ" are no list of values: the default must be one of them
+        return derived if self.default in derived else ()
+
+    def describe(self) -> dict:
+        """The option as JSON-able data: type name, default, help and allowed values."""
+        return {"type": self.type.__name__, "default": self.default, "help": self.help,
+                "allowed": list(self.allowed())}
+
+
+def _alternatives_in(text: str) -> tuple:
+    """The names of ``text`` when it is a list of alternatives (see :meth:`Option.allowed`)."""
+    import re
+
+    bare = re.sub(r"\([^()]*\)", " ", text)
+    if ":" in bare:
+        bare = bare.rsplit(":", 1)[1]
+    parts = [part.strip().strip("'\"") for part in re.split(r"\s+\|\s+|\s+or\s+|,\s*", bare.strip())]
+    if len(parts) < 2 or not all(re.fullmatch(r"[A-Za-z0-9_.+-]+", part) for part in parts):
+        return ()
+    return tuple(parts)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,6 +203,9 @@ class Method:
                     pass
                 if not isinstance(v, want):
                     raise InvalidInstanceError(self.problem, f"option {k}", f"must be {want.__name__}", v)
+            if self.options[k].choices and v not in self.options[k].choices:
+                raise InvalidInstanceError(self.problem, f"option {k}", "must be one of "
+                                           + ", ".join(map(str, self.options[k].choices)), v)
             out[k] = v
         return out
 

@@ -63,24 +63,40 @@ def artifacts_dir(out: str | Path, quick: bool) -> Path:
 
 
 class _Progress:
-    """Per-sweep progress on stderr: a live line on a terminal, else one line at the end."""
+    """Per-sweep progress on stderr: how many cells are reused from the results database, then
+    cells done, elapsed time and an ETA (from this run's throughput): a live line on a terminal,
+    else a log line at most every ``interval`` seconds; one summary line at the end."""
 
-    def __init__(self, label: str, total: int, done: int, stream: TextIO):
-        self.label, self.total, self.done = label, total, done
+    def __init__(self, label: str, total: int, done: int, stream: TextIO, interval: float = 5.0,
+                 clock=time.monotonic):
+        from .progress import StatusLine
+
+        self.label, self.total, self.done, self.reused = label, total, done, done
         self.stream = stream
-        self.live = hasattr(stream, "isatty") and stream.isatty()
-        self.start = time.monotonic()
+        self.line = StatusLine(stream, interval=interval, clock=clock)
+        self.live = self.line.live
+
+    def begin(self) -> None:
+        """Say what is reused and what is left to compute (always: a resumed run is not silent)."""
+        left = self.total - self.reused
+        if self.reused:
+            self.stream.write(f"{self.label}: {self.total} cells, {self.reused} reused from the results "
+                              f"database, {left} to compute\n")
+        elif left:
+            self.stream.write(f"{self.label}: {self.total} cells to compute\n")
+        self.stream.flush()
+
+    def text(self) -> str:
+        from .progress import repro_line
+
+        return repro_line(self.label, self.done, self.total, self.reused, self.line.clock() - self.line.start)
 
     def step(self) -> None:
         self.done += 1
-        if self.live:
-            self.stream.write(f"\r{self.label}: {self.done}/{self.total} cells, "
-                              f"{time.monotonic() - self.start:.0f} s ")
-            self.stream.flush()
+        self.line.update(self.text())
 
     def finish(self, text: str) -> None:
-        if self.live:
-            self.stream.write("\r" + " " * 72 + "\r")
+        self.line.clear()
         self.stream.write(f"{self.label}: {text}\n")
         self.stream.flush()
 
@@ -172,6 +188,7 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
                  for k, p in zip(keys, cells) if k not in finished or k in retry]
         rec.cells_reused = len(cells) - len(tasks)
         progress = _Progress(exp.id, len(cells), rec.cells_reused, stream)
+        progress.begin()
         params_of = {t.key: t for t in tasks}
         if tasks:
             for outcome in executor.get().run(tasks):

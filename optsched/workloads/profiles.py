@@ -39,7 +39,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance, load_json_file
 
 __all__ = ["Profile", "LayerGraph", "parse_pipedream_graph", "load_pipedream_graph", "load_profile",
-           "antichain_chain", "PIPEDREAM_BATCH_SIZES"]
+           "antichain_chain", "PIPEDREAM_BATCH_SIZES", "known_profiles", "resolve_profile"]
 
 #: profiling batch sizes of PipeDream's released profiles (data README): image models 128, GNMT 64
 PIPEDREAM_BATCH_SIZES = {"vgg16": 128, "resnet50": 128, "inception_v3": 128, "densenet121": 128,
@@ -294,7 +294,8 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
     if batch_size is None:
         if model not in PIPEDREAM_BATCH_SIZES:
             raise InvalidInstanceError("profile", "batch_size", f"unknown profiling batch for {model!r}; pass it "
-                                       f"explicitly (known: {', '.join(sorted(PIPEDREAM_BATCH_SIZES))})")
+                                       f"explicitly (optsched import pipedream-profile FILE --batch-size N; "
+                                       f"known: {', '.join(sorted(PIPEDREAM_BATCH_SIZES))})")
         batch_size = PIPEDREAM_BATCH_SIZES[model]
     for n in [n for n in graph.nodes if not graph.in_edges[n] and graph.nodes[n]["desc"].startswith("Input")]:
         graph.remove(n)
@@ -321,9 +322,49 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
                               f"of {len(chain)} states from {len(graph.nodes)} layers")
 
 
+def known_profiles() -> dict[str, Path]:
+    """Profiles that can be named instead of given as a path: ``models/<name>.json`` of the
+    repository (the analytic profiles of ``optsched models``) as ``models/<name>``, and PipeDream's
+    ``profiles/pipedream/<name>.graph.txt`` in the data directory as ``pipedream/<name>``; a bare
+    ``<name>`` also names a profile when only one of the two folders has it."""
+    from optsched.core.data import data_dir
+
+    found: dict[str, Path] = {}
+    models = Path(__file__).resolve().parents[2] / "models"
+    if models.is_dir():
+        found.update({f"models/{f.stem}": f for f in sorted(models.glob("*.json"))})
+    root = data_dir()
+    if root is not None and (root / "profiles" / "pipedream").is_dir():
+        found.update({f"pipedream/{f.name[:-len('.graph.txt')]}": f
+                      for f in sorted((root / "profiles" / "pipedream").glob("*.graph.txt"))})
+    bare: dict[str, list[str]] = {}
+    for qualified in found:
+        bare.setdefault(qualified.split("/", 1)[1], []).append(qualified)
+    return {**{n: found[q[0]] for n, q in bare.items() if len(q) == 1}, **found}
+
+
+def resolve_profile(text: str | Path) -> Path:
+    """The file of a profile given as a path or a name of :func:`known_profiles`; a typed error
+    naming the known names otherwise (a bare name two folders share must be qualified)."""
+    path = Path(text)
+    if path.exists():
+        return path
+    known = known_profiles()
+    if str(text) in known:
+        return known[str(text)]
+    shared = sorted(q for q in known if "/" in q and q.split("/", 1)[1] == str(text))
+    if shared:
+        raise InvalidInstanceError("profile", "profile", f"{str(text)!r} names several profiles; "
+                                   f"say which: {', '.join(shared)}")
+    names = sorted(known, key=lambda n: ("/" in n, n))
+    raise InvalidInstanceError("profile", "profile", f"{str(text)!r} is neither a file nor a known profile name "
+                               f"(known: {', '.join(names) or 'none; set OPTSCHED_DATA_DIR for PipeDream profiles'})")
+
+
 def load_profile(path: str | Path) -> Profile:
-    """A profile from optsched's JSON format, or from a PipeDream ``*.txt`` graph."""
-    path = Path(path)
+    """A profile from optsched's JSON format, or from a PipeDream ``*.txt`` graph; ``path`` may
+    also be a name of :func:`known_profiles` (``bert-large``, ``pipedream/vgg16``)."""
+    path = resolve_profile(path)
     if path.suffix == ".txt":
         return load_pipedream_graph(path)
     return Profile.from_json(load_json_file(path, "profile"))

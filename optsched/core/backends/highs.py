@@ -22,7 +22,7 @@ from ..linear import LinearModel, ModelSolution
 from ..errors import SolverError
 from .base import Backend, SolverSettings, finish
 
-__all__ = ["HighsBackend", "to_highs", "highs_status", "new_highs", "quiet_stdout"]
+__all__ = ["HighsBackend", "to_highs", "highs_status", "new_highs", "quiet_stdout", "progress_listener"]
 
 
 def _c_flush() -> None:
@@ -184,6 +184,63 @@ def _join_uninterrupted(h: highspy.Highs, thread) -> None:
     thread.join()
 
 
+_PROGRESS_LISTENERS: list = []
+
+
+@contextlib.contextmanager
+def progress_listener(listener):
+    """While the block runs, ``listener(info)`` hears every HiGHS MIP solve of this process as it
+    goes: ``info`` is a dict with ``incumbent`` (the best objective found, None before the first),
+    ``bound`` (the dual bound, None while infinite), ``gap`` (HiGHS' relative gap, as
+    :func:`optsched.core.result.relative_gap`), ``nodes``, ``time`` (the solve's seconds) and
+    ``sense`` of the model, each time the incumbent improves or the bound moves.
+
+    The listener runs in HiGHS' solver thread, inside its callbacks: it must be quick (store the
+    values; print elsewhere); what it raises is ignored. It does not change the solve.
+    """
+    _PROGRESS_LISTENERS.append(listener)
+    try:
+        yield listener
+    finally:
+        _PROGRESS_LISTENERS.remove(listener)
+
+
+def _finite(value) -> float | None:
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+def _attach_progress(h: highspy.Highs, model: LinearModel) -> None:
+    """Subscribe the listeners of :func:`progress_listener` to ``h``'s MIP callbacks."""
+    if not _PROGRESS_LISTENERS or not model.is_mip:
+        return
+    from ..result import relative_gap
+
+    listeners = list(_PROGRESS_LISTENERS)
+    last: list = [None]
+
+    def emit(event, improving: bool) -> None:
+        try:
+            d = event.data_out
+            incumbent, bound = _finite(d.mip_primal_bound), _finite(d.mip_dual_bound)
+            if not improving and last[0] == (incumbent, bound):
+                return
+            last[0] = (incumbent, bound)
+            gap = relative_gap(incumbent, bound)
+            info = {"incumbent": incumbent, "bound": bound, "gap": gap, "nodes": int(d.mip_node_count),
+                    "time": float(d.running_time), "sense": model.sense}
+        except Exception:  # pragma: no cover - a highspy without these fields: no progress
+            return
+        for listener in listeners:
+            try:
+                listener(info)
+            except Exception:
+                pass
+
+    h.cbMipImprovingSolution += lambda e: emit(e, True)
+    h.cbMipInterrupt += lambda e: emit(e, False)
+
+
 class HighsBackend(Backend):
     name = "highs"
     description = "HiGHS through highspy, from the sparse matrices directly (default)"
@@ -205,6 +262,7 @@ class HighsBackend(Backend):
         for name, value in options.items():
             if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
                 raise SolverError(f"HiGHS rejected option {name} = {value!r}")
+        _attach_progress(h, model)
         fired = run_with_watchdog(h, settings.hard_limit(), stop)
         info = h.getInfo()
         name = h.getModelStatus().name

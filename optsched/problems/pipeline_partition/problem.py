@@ -9,15 +9,16 @@ from .instance import OBJECTIVE, SOLUTION_SCHEMA, PipelinePartitionInstance, che
 from .model import build_model
 
 
-def import_pipedream_profile(path, index: int | None = None):
+def import_pipedream_profile(path, index: int | None = None, batch_size: float | None = None):
     """``optsched import pipedream-profile graph.txt -o profile.json``: the profile (JSON format
-    of :mod:`optsched.workloads.profiles`) on PipeDream's antichain chain."""
+    of :mod:`optsched.workloads.profiles`) on PipeDream's antichain chain; ``--batch-size N``
+    gives the profiling batch of files other than PipeDream's released seven."""
     from optsched.core.errors import InvalidInstanceError
     from optsched.workloads.profiles import load_pipedream_graph
 
     if index is not None:
         raise InvalidInstanceError("profile", "--index", "a PipeDream graph.txt holds one profile")
-    return load_pipedream_graph(path)
+    return load_pipedream_graph(path, batch_size)
 
 
 PROBLEM = register_problem(Problem(
