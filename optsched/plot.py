@@ -261,14 +261,22 @@ def _intra_op(instance, result: Result):
     left.set_xlabel("time step")
     left.set_title("memory profile of the plan")
     left.legend(fontsize=8)
-    counts = np.bincount(strategy)
-    right.bar(np.arange(counts.size), counts, color=color_for(1))
-    right.set_xlabel("strategy index")
+    if len(instance.labels):
+        # generated instances name their strategies (SBP signatures): count nodes per name
+        chosen = [str(instance.labels[int(o) + int(k)]) for o, k in zip(instance.offsets[:-1], strategy)]
+        names, counts = np.unique(np.asarray(chosen, dtype=object), return_counts=True)
+        names = [str(n) for n in names]
+        right.set_xlabel("chosen strategy (SBP signature)")
+    else:
+        counts = np.bincount(strategy)
+        names = [str(i) for i in range(counts.size)]
+        right.set_xlabel("chosen strategy index (imported instances carry no names)")
+    right.bar(np.arange(len(names)), counts, color=color_for(1))
+    right.set_xticks(np.arange(len(names)), names, rotation=45 if len(names) > 6 else 0, ha="right" if len(names) > 6 else "center")
     right.set_ylabel("nodes")
-    right.set_yscale("log")
     right.set_title(f"{result.method}: cost {result.objective:.6g}")
     fig.tight_layout()
-    fig.optsched = {"bars": int(counts.size), "peak": float(profile.max()) if profile.size else 0.0}
+    fig.optsched = {"bars": len(names), "peak": float(profile.max()) if profile.size else 0.0}
     return fig
 
 

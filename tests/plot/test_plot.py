@@ -93,3 +93,17 @@ def test_cli_plot_verb(tmp_path):
     assert out.stat().st_size > 1000 and out.read_text().lstrip().startswith("<?xml")
     assert main(["plot", "pipeline-schedule", str(inst), str(inst), "-o", str(out)]) == 2   # not a result
     assert main(["plot", "mknap", str(inst), str(res), "-o", str(out)]) == 2
+
+
+def test_sharding_plan_counts_nodes_per_strategy_name_or_index():
+    from optsched.problems.intra_op.instance import IntraOpInstance
+
+    inst = IntraOpInstance(num_strategies=[2, 2, 3], cost=[1, 3, 2, 1, 0, 0, 0], usage=[1] * 7,
+                           start=[0, 0, 0], end=[1, 1, 1], edge_u=[0], edge_v=[1], edge_cost=[0, 5, 5, 0])
+    result = optsched.solve(inst, "milp")
+    fig = plot(inst, result)
+    assert fig.optsched["bars"] == max(result.solution["strategy"]) + 1   # unnamed: one bar per index
+    named = optsched.generate("intra-op", seed=0, preset="tiny")
+    r = optsched.solve(named, "milp")
+    chosen = {named.labels[int(o) + int(k)] for o, k in zip(named.offsets[:-1], r.solution["strategy"])}
+    assert plot(named, r).optsched["bars"] == len(chosen)                # named: one bar per distinct name
