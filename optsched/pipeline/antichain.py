@@ -42,6 +42,9 @@ __all__ = ["LayerDag", "DownsetLattice", "ChainLattice", "PipeDreamStates", "pip
 
 def bits(mask: int) -> list[int]:
     """The indices of the set bits of ``mask``, ascending."""
+    if mask.bit_count() > 12:
+        text = bin(mask)[:1:-1]
+        return [i for i, ch in enumerate(text) if ch == "1"]
     out = []
     while mask:
         low = mask & -mask
@@ -51,7 +54,7 @@ def bits(mask: int) -> list[int]:
 
 
 def popcount(mask: int) -> int:
-    return bin(mask).count("1")
+    return mask.bit_count()
 
 
 @dataclass
@@ -193,41 +196,59 @@ class DownsetLattice(_Levels):
         self.work, self.params = [np.zeros(1)], [np.zeros(1)]
         self.cut, self.pd_cut = [np.zeros(1)], [np.zeros(1)]
         total = 1
+        # per state of the previous level: (mask, addable layers, maximal layers)
+        prev_states = [(0, sum(1 << v for v in range(dag.n) if not dag.pred[v]), 0, 0)]
+        prev_w, prev_p = np.zeros(1), np.zeros(1)
+        work = np.asarray(work, float)
+        params = np.asarray(params, float)
         for _ in range(dag.n):
-            prev, prev_index = self.masks[-1], self._index[-1]
+            prev_index = self._index[-1]
             index: dict[int, int] = {}
-            level: list[int] = []
-            for D in prev:
-                free = dag.full & ~D
+            states, w, p, kids_rows = [], [], [], []
+            for s, (D, free, top, opened) in enumerate(prev_states):
                 for v in bits(free):
-                    if not dag.pred[v] & ~D:
-                        E = D | (1 << v)
-                        if E not in index:
-                            index[E] = len(level)
-                            level.append(E)
-            total += len(level)
+                    E = D | (1 << v)
+                    if E in index:
+                        continue
+                    index[E] = len(states)
+                    new_free = free & ~(1 << v)
+                    for x in dag.succ_lists[v]:
+                        if not dag.pred[x] & ~E:
+                            new_free |= 1 << x
+                    new_top = (top & ~dag.pred[v]) | (1 << v)
+                    new_open = opened | (1 << v if dag.succ[v] & ~E else 0)
+                    for u in bits(dag.pred[v] & opened):
+                        if not dag.succ[u] & ~E:
+                            new_open &= ~(1 << u)
+                    states.append((E, new_free, new_top, new_open))
+                    w.append(prev_w[s] + work[v])
+                    p.append(prev_p[s] + params[v])
+                    kids_rows.append([prev_index[E & ~(1 << a)] for a in bits(new_top)])
+            if not states:
+                break
+            total += len(states)
             if total > max_states:
                 raise MemoryError(f"more than {max_states} down-sets")
-            width = 1
-            kids_rows, w, p, c, pc = [], [], [], [], []
-            for E in level:
-                kids = [prev_index[E & ~(1 << v)] for v in dag.maximal(E)]
-                width = max(width, len(kids))
-                kids_rows.append(kids)
-                w.append(_sum_bits(work, E))
-                p.append(_sum_bits(params, E))
-                c.append(_sum_bits(cut_bytes, dag.open_layers(E)))
-                pc.append(_sum_bits(pd_bytes, dag.pipedream_augmented(E, extras)))
-            kids = np.full((len(level), width), -1, np.int64)
+            width = max(len(row) for row in kids_rows)
+            kids = np.full((len(states), width), -1, np.int64)
             for i, row in enumerate(kids_rows):
                 kids[i, :len(row)] = row
-            self.masks.append(level)
+            c, pc = [], []
+            for E, _, top, opened in states:
+                aug = 0
+                for a in bits(top):
+                    aug |= (1 << a) | extras[a]
+                c.append(_sum_bits(cut_bytes, opened))
+                pc.append(_sum_bits(pd_bytes, aug))
+            self.masks.append([st[0] for st in states])
             self._index.append(index)
             self.children.append(kids)
-            self.work.append(np.asarray(w))
-            self.params.append(np.asarray(p))
+            prev_w, prev_p = np.asarray(w), np.asarray(p)
+            self.work.append(prev_w)
+            self.params.append(prev_p)
             self.cut.append(np.asarray(c))
             self.pd_cut.append(np.asarray(pc))
+            prev_states = states
 
 
 class ChainLattice(_Levels):

@@ -1,0 +1,138 @@
+"""pipeline-graph: the exact DP against brute force, the one-path chain and pipeline-partition's dp."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import optsched
+from optsched.core.errors import InvalidInstanceError
+from optsched.core.registry import get_problem
+from optsched.pipeline.antichain import DownsetLattice, LayerDag, pipedream_antichain_dag
+from optsched.problems.pipeline_graph import check, random_dag
+from optsched.problems.pipeline_graph.instance import PipelineGraphInstance
+
+# the DP's threshold test carries a 1e-12 relative slack and sums work in another order than the
+# brute force: 1e-9 relative is far above both and far below any difference between two plans
+REL = 1e-9
+
+CASES = [(seed, objective, ratio) for seed in range(8) for objective, ratio in
+         (("bottleneck", None), ("pipedream", None), ("pipedream", 1.0))]
+
+
+@pytest.mark.parametrize("seed,objective,ratio", CASES)
+def test_antichain_dp_equals_brute_force(seed, objective, ratio):
+    inst = random_dag(seed, 6 + seed % 2, 2 + seed % 3, objective=objective, activation_compression_ratio=ratio)
+    exact = optsched.solve(inst, "antichain-dp")
+    brute = optsched.solve(inst, "brute")
+    assert exact.status == "optimal" and brute.status == "optimal"
+    assert exact.objective == pytest.approx(brute.objective, rel=REL)
+    assert check(inst, exact.solution).feasible
+    assert check(inst, exact.solution).objective == pytest.approx(exact.objective, rel=REL)
+    assert exact.bound <= exact.objective * (1 + REL)
+
+
+def test_whole_graph_beats_the_one_path_chain_somewhere():
+    """The one-path restriction loses on branching graphs: on these seeds the whole-graph optimum is
+    strictly lower (a DP that searched only the chain would fail this)."""
+    gaps = []
+    for seed in range(8):
+        inst = random_dag(seed, 7, 3, branch=0.9)
+        exact = optsched.solve(inst, "antichain-dp").objective
+        chain = optsched.solve(inst, "chain-dp").objective
+        assert exact <= chain * (1 + REL)
+        gaps.append(chain / exact - 1)
+    assert max(gaps) > 1e-3
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("objective", ["bottleneck", "pipedream"])
+def test_chain_graph_all_methods_agree(seed, objective):
+    inst = random_dag(seed, 9, 4, chain=True, objective=objective)
+    exact = optsched.solve(inst, "antichain-dp")
+    chain = optsched.solve(inst, "chain-dp")
+    assert exact.objective == pytest.approx(chain.objective, rel=REL)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chain_graph_equals_pipeline_partition_dp(seed):
+    """On a chain, the whole-graph optimum under ``bottleneck`` is pipeline-partition's ``dp`` on a
+    flat graph of identical devices at the same bandwidth (memory unbounded)."""
+    inst = random_dag(seed, 9, 4, chain=True, objective="bottleneck")
+    N, bw = inst.workers, inst.bandwidth
+    pp = get_problem("pipeline-partition").instance_type(
+        objective="bottleneck", microbatches=1, profile_batch=1.0, microbatch_size=1.0,
+        layer_names=inst.layer_names, forward_s=inst.forward_s, backward_s=inst.backward_s,
+        parameter_bytes=inst.parameter_bytes, activation_bytes=inst.activation_bytes,
+        stash_bytes=(0.0,) * inst.num_layers, device_speed=(1.0,) * N, device_memory_bytes=(1e18,) * N,
+        links=tuple((i, j, bw) for i, j in itertools.combinations(range(N), 2)))
+    ref = optsched.solve(pp, "dp")
+    assert ref.status == "optimal"
+    assert optsched.solve(inst, "antichain-dp").objective == pytest.approx(ref.objective, rel=REL)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pipedream_states_are_every_downset_on_one_source(seed):
+    """PipeDream's antichain DAG reaches every non-empty down-set of a one-source DAG, and its
+    ancestor relation is down-set inclusion (so its DP ranges over every nested pair)."""
+    inst = random_dag(seed, 9, 2, branch=0.8)
+    dag = inst.dag
+    lat = DownsetLattice(dag, inst.work, inst.params, inst.act)
+    downsets = {m for level in lat.masks[1:] for m in level}
+    brute = {sum(1 << v for v in s) for k in range(1, 10) for s in itertools.combinations(range(9), k)
+             if all(u in s for u, w in inst.edges if w in s)}
+    assert downsets == brute
+    pd = pipedream_antichain_dag(dag)
+    assert set(pd.masks) == downsets
+    for j, ancestors in enumerate(pd.ancestors):
+        nested = {i for i, m in enumerate(pd.masks) if m != pd.masks[j] and not m & ~pd.masks[j]}
+        assert set(ancestors.tolist()) == nested
+
+
+def test_pipedream_baseline_is_never_better_than_exact():
+    for seed in range(6):
+        inst = random_dag(seed, 7, 3, objective="pipedream", activation_compression_ratio=(None, 1.0)[seed % 2])
+        pd = optsched.solve(inst, "pipedream")
+        exact = optsched.solve(inst, "antichain-dp")
+        # under the pipedream objective the checker's value of its plan is PipeDream's prediction
+        assert pd.objective == pytest.approx(pd.stats["pipedream_value"], rel=REL)
+        assert exact.objective <= pd.objective * (1 + REL)
+
+
+def test_pipedream_uses_every_machine_and_the_exact_may_not():
+    """PipeDream (without --use_fewer_machines) replicates onto every machine; a model whose
+    all-reduce outweighs its compute is better on one worker: the exact method finds that."""
+    inst = PipelineGraphInstance(objective="pipedream", workers=2, bandwidth=1.0, layer_names=("a",),
+                                 forward_s=(1.0,), backward_s=(0.0,), parameter_bytes=(100.0,),
+                                 activation_bytes=(0.0,), edges=())
+    pd = optsched.solve(inst, "pipedream")
+    exact = optsched.solve(inst, "antichain-dp")
+    assert pd.solution["replicas"] == [2]
+    assert pd.objective == pytest.approx((1.0 + 4.0 * 100.0 / 2.0) / 2.0)
+    assert exact.solution["replicas"] == [1] and exact.objective == pytest.approx(1.0)
+
+
+def test_invalid_inputs():
+    base = dict(objective="bottleneck", workers=2, bandwidth=1.0, layer_names=("a", "b"), forward_s=(1.0, 1.0),
+                backward_s=(1.0, 1.0), parameter_bytes=(0.0, 0.0), activation_bytes=(1.0, 1.0))
+    with pytest.raises(InvalidInstanceError, match="edges"):
+        PipelineGraphInstance(**base, edges=((0, 1), (1, 0)))
+    with pytest.raises(InvalidInstanceError, match="edges"):
+        PipelineGraphInstance(**base, edges=((0, 2),))
+    with pytest.raises(InvalidInstanceError, match="workers"):
+        PipelineGraphInstance(**{**base, "workers": 0}, edges=())
+
+
+def test_checker_rejects_bad_plans():
+    inst = random_dag(3, 6, 3)
+    good = optsched.solve(inst, "antichain-dp").solution
+    assert check(inst, good).feasible
+    # a back edge: put the last layer first
+    n = inst.num_layers
+    assert not check(inst, {"stages": [[n - 1], list(range(n - 1))], "replicas": [1, 1]}).feasible
+    assert not check(inst, {"stages": [list(range(n - 1))], "replicas": [1]}).feasible  # a layer missing
+    assert not check(inst, {"stages": [list(range(n))], "replicas": [4]}).feasible  # too many replicas
+    assert not check(inst, {"stages": [list(range(n))], "replicas": [0]}).feasible
+    # a worse plan is costed higher: one stage on one worker
+    assert check(inst, {"stages": [list(range(n))], "replicas": [1]}).objective > check(inst, good).objective
