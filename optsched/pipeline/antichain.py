@@ -182,48 +182,68 @@ class DownsetLattice(_Levels):
     ``work``, ``params``, ``cut_bytes`` and ``pd_bytes`` are per-layer values; a down-set's
     ``work``/``params`` are sums over its layers, its ``cut`` the sum of ``cut_bytes`` over its
     open layers (:meth:`LayerDag.open_layers`), its ``pd_cut`` the sum of ``pd_bytes`` over
-    PipeDream's augmented antichain (0 for the empty and the full set's successors-free layers
-    are included as PipeDream does). Enumeration stops with :class:`MemoryError` past
+    PipeDream's augmented antichain (computed only when ``pd_bytes`` is given, else 0).
+    Sums are accumulated along the enumeration (their rounding differs from a direct sum by a
+    few ulps). Enumeration stops with :class:`MemoryError` past
     ``max_states`` down-sets (the memory bound). O(S n) time for S down-sets.
     """
 
     def __init__(self, dag: LayerDag, work: Sequence[float], params: Sequence[float], cut_bytes: Sequence[float],
                  pd_bytes: Sequence[float] | None = None, max_states: int = 2_000_000):
         self.dag = dag
-        pd_bytes = cut_bytes if pd_bytes is None else pd_bytes
-        extras = dag.pipedream_extras()
+        extras = dag.pipedream_extras() if pd_bytes is not None else None
         self.masks, self.children, self._index = [[0]], [np.zeros((1, 0), np.int64)], [{0: 0}]
         self.work, self.params = [np.zeros(1)], [np.zeros(1)]
         self.cut, self.pd_cut = [np.zeros(1)], [np.zeros(1)]
         total = 1
-        # per state of the previous level: (mask, addable layers, maximal layers)
+        # per state of the previous level: (mask, addable layers, maximal layers, open layers)
         prev_states = [(0, sum(1 << v for v in range(dag.n) if not dag.pred[v]), 0, 0)]
-        prev_w, prev_p = np.zeros(1), np.zeros(1)
-        work = np.asarray(work, float)
-        params = np.asarray(params, float)
+        prev_w, prev_p, prev_c = [0.0], [0.0], [0.0]
+        work = [float(x) for x in work]
+        params = [float(x) for x in params]
+        cutb = [float(x) for x in cut_bytes]
+        bit = [1 << v for v in range(dag.n)]
+        pred, succ, succ_lists = dag.pred, dag.succ, dag.succ_lists
+        pred_bits = [bits(m) for m in pred]
         for _ in range(dag.n):
             prev_index = self._index[-1]
             index: dict[int, int] = {}
-            states, w, p, kids_rows = [], [], [], []
+            states, w, p, c, kids_rows = [], [], [], [], []
             for s, (D, free, top, opened) in enumerate(prev_states):
-                for v in bits(free):
-                    E = D | (1 << v)
+                f = free
+                while f:
+                    low = f & -f
+                    f ^= low
+                    v = low.bit_length() - 1
+                    E = D | low
                     if E in index:
                         continue
                     index[E] = len(states)
-                    new_free = free & ~(1 << v)
-                    for x in dag.succ_lists[v]:
-                        if not dag.pred[x] & ~E:
-                            new_free |= 1 << x
-                    new_top = (top & ~dag.pred[v]) | (1 << v)
-                    new_open = opened | (1 << v if dag.succ[v] & ~E else 0)
-                    for u in bits(dag.pred[v] & opened):
-                        if not dag.succ[u] & ~E:
-                            new_open &= ~(1 << u)
+                    new_free = free ^ low
+                    for x in succ_lists[v]:
+                        if not pred[x] & ~E:
+                            new_free |= bit[x]
+                    new_top = (top & ~pred[v]) | low
+                    cut = prev_c[s]
+                    new_open = opened
+                    if succ[v]:
+                        new_open |= low
+                        cut += cutb[v]
+                    for u in pred_bits[v]:
+                        if new_open & bit[u] and not succ[u] & ~E:
+                            new_open ^= bit[u]
+                            cut -= cutb[u]
                     states.append((E, new_free, new_top, new_open))
                     w.append(prev_w[s] + work[v])
                     p.append(prev_p[s] + params[v])
-                    kids_rows.append([prev_index[E & ~(1 << a)] for a in bits(new_top)])
+                    c.append(cut)
+                    row = []
+                    t = new_top
+                    while t:
+                        lt = t & -t
+                        t ^= lt
+                        row.append(prev_index[E ^ lt])
+                    kids_rows.append(row)
             if not states:
                 break
             total += len(states)
@@ -233,21 +253,21 @@ class DownsetLattice(_Levels):
             kids = np.full((len(states), width), -1, np.int64)
             for i, row in enumerate(kids_rows):
                 kids[i, :len(row)] = row
-            c, pc = [], []
-            for E, _, top, opened in states:
-                aug = 0
-                for a in bits(top):
-                    aug |= (1 << a) | extras[a]
-                c.append(_sum_bits(cut_bytes, opened))
-                pc.append(_sum_bits(pd_bytes, aug))
+            pc = np.zeros(len(states))
+            if pd_bytes is not None:
+                for i, (E, _, top, _) in enumerate(states):
+                    aug = 0
+                    for a in bits(top):
+                        aug |= bit[a] | extras[a]
+                    pc[i] = _sum_bits(pd_bytes, aug)
             self.masks.append([st[0] for st in states])
             self._index.append(index)
             self.children.append(kids)
-            prev_w, prev_p = np.asarray(w), np.asarray(p)
-            self.work.append(prev_w)
-            self.params.append(prev_p)
-            self.cut.append(np.asarray(c))
-            self.pd_cut.append(np.asarray(pc))
+            prev_w, prev_p, prev_c = w, p, c
+            self.work.append(np.asarray(w))
+            self.params.append(np.asarray(p))
+            self.cut.append(np.maximum(np.asarray(c), 0.0))
+            self.pd_cut.append(pc)
             prev_states = states
 
 

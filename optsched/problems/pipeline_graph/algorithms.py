@@ -45,7 +45,7 @@ def _deadline(ctx: SolveContext):
 
 
 def _outcome(instance, plan: Plan, value: float, lower: float | None, exact: bool, **stats) -> Outcome:
-    optimal = exact and lower is not None and value <= lower * (1 + 2e-12)
+    optimal = exact and lower is not None and value <= lower * (1 + 2.5e-9)
     return Outcome(solution=plan.solution(), objective=value, bound=lower if exact else None,
                    status="optimal" if optimal else ("time_limit" if exact else "feasible"), stats=stats)
 

@@ -23,9 +23,10 @@ small integer per down-set.
 
 Search: the optimum is >= W(V) / N (sum_k r_k t_k >= sum_k W_k). Starting from a feasible plan
 (the chain optimum, or one replicated stage), bisection on T, each feasible probe lowering the
-upper end to the probed plan's true value, until hi <= lo (1 + 1e-12) (``status optimal``; the
-threshold test carries a relative slack of 1e-12 for rounding, so the value is optimal up to
-that relative error).
+upper end to the probed plan's true value; once the bracket is narrower than 1e-5, probes at
+hi (1 - 1e-9) until one is infeasible: the value is then optimal up to 1e-9 relative
+(``status optimal``, ``bound`` = the last infeasible threshold). The threshold test carries a
+relative slack of 1e-12 for rounding, far below that gap.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ from .instance import PipelineGraphInstance
 __all__ = ["Plan", "full_lattice", "chain_lattice", "solve_lattice", "plan_value", "single_stage_plan"]
 
 SLACK = 1e-12
+#: bisection stops at this relative width; then probes just below the incumbent finish the proof
+BISECT_TOL = 1e-5
+#: the proven relative gap: the last probe at hi (1 - GAP) is infeasible (GAP >> SLACK, so a
+#: plan that probe finds is strictly better than hi)
+GAP = 1e-9
 INF = math.inf
 
 
@@ -67,7 +73,8 @@ def _coef(instance: PipelineGraphInstance, r: np.ndarray) -> np.ndarray:
 
 
 def full_lattice(instance: PipelineGraphInstance, max_states: int = 2_000_000) -> DownsetLattice:
-    return DownsetLattice(instance.dag, instance.work, instance.params, instance.act, max_states=max_states)
+    pd = instance.act if instance.objective == "pipedream" and instance.activation_compression_ratio else None
+    return DownsetLattice(instance.dag, instance.work, instance.params, instance.act, pd, max_states=max_states)
 
 
 def chain_lattice(instance: PipelineGraphInstance, chain: list[int]) -> ChainLattice:
@@ -135,30 +142,64 @@ class _Oracle:
             return np.ones((len(self.lat.masks[L]), self.N), bool)
         return self.tout[L] <= T * (1 + SLACK)
 
+    def _pairs(self):
+        """The (k, r) pairs with k + r <= N (prefix workers k >= 1, stage replicas r >= 1), r-major."""
+        if not hasattr(self, "_pair_cache"):
+            N = self.N
+            ks = np.array([k for r in range(1, N) for k in range(1, N - r + 1)], np.int64)
+            rs = np.array([r for r in range(1, N) for k in range(1, N - r + 1)], np.int64)
+            starts = np.array([sum(N - q for q in range(1, r)) for r in range(1, N)], np.int64)
+            self._pair_cache = (ks, rs, starts)
+        return self._pair_cache
+
     def run(self, T: float) -> bool:
-        """Compute g for every cut at threshold T; True iff g(V) <= N."""
+        """Compute g for every cut at threshold T; True iff g(V) <= N.
+
+        Cuts that no plan of value <= T can use are skipped ("dead"): g(D) >= ceil(W(D) / T')
+        and the layers after D need >= ceil((W(V) - W(D)) / T') more workers (T' = T with the
+        slack: each stage's time is >= its work / its replicas), so D is dead when the two
+        bounds exceed N; a dead cut gets g = N + 1 and still passes its sub-cuts' M on."""
         N, r = self.N, self.r
         K = N - 1
-        kvals = np.arange(1, K + 1)
         rT = r * T * (1 + SLACK)
-        M_prev = np.full((2, K, N), -INF)  # level 0 ({}): never a D' of a later stage; row -1 pads
+        Tl = T * (1 + 4 * SLACK)
+        total = float(self.lat.work[-1][0])
+        ks, rs, starts = self._pairs()
+        P = len(ks)
         self.g = [np.zeros(1, np.int64)]
+        M_prev = np.full((2, P), -INF)  # level 0 ({}): never a D' of a later stage; row -1 pads
+        rint = np.arange(1, N + 1)
         for L in range(1, len(self.lat.masks)):
             phi = self.phi[L]
             n_L = phi.shape[0]
-            g = np.where(phi <= rT[None, :], np.arange(1, N + 1)[None, :], N + 1).min(axis=1)
-            if K > 0:
-                kids = self.lat.children[L]
-                Mk = M_prev[kids].max(axis=1)  # (n_L, K, N); -1 pads index the -inf row
-                theta = phi - rT[None, :]
-                count = (Mk < theta[:, None, :]).sum(axis=1)  # (n_L, N): k index of the first fit
-                need = r[None, :].astype(np.int64) + count + 1
-                ok = (count < K) & self._out_ok(L, T)
-                g = np.minimum(g, np.where(ok, need, N + 1).min(axis=1))
-                own = np.where((g[:, None, None] <= kvals[None, :, None]) & self._in_ok(L, T)[:, None, :],
-                               phi[:, None, :], -INF)
-                M = np.maximum(Mk, own)
-                M_prev = np.concatenate([M, np.full((1, K, N), -INF)])
+            w = self.lat.work[L]
+            lb = np.maximum(np.ceil(w / Tl - 1e-9), 1)
+            rest = np.maximum(np.ceil((total - w) / Tl - 1e-9), 0)
+            alive = np.flatnonzero(lb + rest <= N)
+            g = np.full(n_L, N + 1, np.int64)
+            if alive.size:
+                pa = phi[alive]
+                g[alive] = np.where(pa <= rT[None, :], rint[None, :], N + 1).min(axis=1)
+            if K == 0:
+                self.g.append(g)
+                continue
+            kids = self.lat.children[L]
+            Mk = M_prev[kids[:, 0]]
+            for j in range(1, kids.shape[1]):
+                np.maximum(Mk, M_prev[kids[:, j]], out=Mk)
+            if alive.size:
+                theta = pa - rT[None, :]  # (a, N)
+                below = Mk[alive] < theta[:, rs - 1]  # (a, P)
+                count = np.add.reduceat(below, starts, axis=1)  # (a, N - 1): per r, k's below theta
+                limit = N - rint[:-1]  # k ranges over 1..N - r
+                need = rint[None, :-1] + count + 1
+                ok = (count < limit[None, :]) & self._out_ok(L, T)[alive][:, :-1]
+                g[alive] = np.minimum(g[alive], np.where(ok, need, N + 1).min(axis=1))
+                ins = (g[alive][:, None] <= ks[None, :]) & self._in_ok(L, T)[alive][:, rs - 1]
+                rows = Mk[alive]
+                np.maximum(rows, np.where(ins, pa[:, rs - 1], -INF), out=rows)
+                Mk[alive] = rows
+            M_prev = np.concatenate([Mk, np.full((1, P), -INF)])
             self.g.append(g)
         return bool(self.g[-1][0] <= N)
 
@@ -218,23 +259,23 @@ def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None =
     lo = float(instance.work.sum()) / instance.workers * (1 - 1e-12)
     oracle = _Oracle(instance, lattice)
     probes = 0
-    while hi > lo * (1 + 2e-12) and hi > 0:
+    strict = True  # first probe just below the start's value: one probe proves a start optimal
+    while hi > lo * (1 + 2 * GAP) and hi > 0 and probes <= 400:
         if deadline is not None and time.perf_counter() > deadline:
             break
-        T = 0.5 * (lo + hi) if hi - lo > 1e-7 * hi else hi * (1 - 1e-12)
+        if strict or hi - lo <= BISECT_TOL * hi:
+            T = hi * (1 - GAP)
+        else:
+            T = 0.5 * (lo + hi)
+        strict = False
         probes += 1
         if oracle.run(T):
             cand = oracle.traceback(T)
             v = plan_value(instance, cand)
-            if v > T * (1 + 1e-9):
+            if v > T * (1 + 1e-10) or v >= hi:
                 raise RuntimeError(f"DP plan of value {v} exceeds its threshold {T}")
-            if v >= hi:  # hi <= v <= T (1 + slack): hi is optimal up to the slack
-                lo = max(lo, T)
-                continue
             hi, plan = v, cand
         else:
             lo = T
-        if probes > 400:
-            break
     lo = min(lo, hi)
     return plan, hi, lo, {"probes": probes, "states": lattice.num_states}
