@@ -44,7 +44,7 @@ __all__ = ["Plan", "full_lattice", "chain_lattice", "solve_lattice", "plan_value
 
 SLACK = 1e-12
 #: bisection stops at this relative width; then probes just below the incumbent finish the proof
-BISECT_TOL = 1e-5
+BISECT_TOL = 1e-4
 #: the proven relative gap: the last probe at hi (1 - GAP) is infeasible (GAP >> SLACK, so a
 #: plan that probe finds is strictly better than hi)
 GAP = 1e-9
@@ -130,17 +130,17 @@ class _Oracle:
         self.full_level = len(lattice.masks) - 1
         self.g: list[np.ndarray] = []
 
-    def _in_ok(self, L: int, T: float) -> np.ndarray:
+    def _in_ok(self, L: int, T: float, rows=slice(None)) -> np.ndarray | bool:
         if L == 0:
             return np.zeros((1, self.N), bool)
         if self.tin is None:
-            return np.ones((len(self.lat.masks[L]), self.N), bool)
-        return self.tin[L] <= T * (1 + SLACK)
+            return True
+        return self.tin[L][rows] <= T * (1 + SLACK)
 
-    def _out_ok(self, L: int, T: float) -> np.ndarray:
+    def _out_ok(self, L: int, T: float, rows=slice(None)) -> np.ndarray | bool:
         if self.tout is None or L == self.full_level:
-            return np.ones((len(self.lat.masks[L]), self.N), bool)
-        return self.tout[L] <= T * (1 + SLACK)
+            return True
+        return self.tout[L][rows] <= T * (1 + SLACK)
 
     def _pairs(self):
         """The (k, r) pairs with k + r <= N (prefix workers k >= 1, stage replicas r >= 1), r-major."""
@@ -175,6 +175,12 @@ class _Oracle:
             w = self.lat.work[L]
             lb = np.maximum(np.ceil(w / Tl - 1e-9), 1)
             rest = np.maximum(np.ceil((total - w) / Tl - 1e-9), 0)
+            if self.tin is not None and L != self.full_level:
+                # the stage after D must carry D's activations: its replicas r satisfy
+                # tin(D, r) <= T, tin = t1 / r (pipedream) or t1 (bottleneck: dead when t1 > T)
+                t1 = self.tin[L][:, 0]
+                need_in = np.ceil(t1 / Tl - 1e-9) if self.tout is not None else np.where(t1 > Tl, N + 1, 0)
+                rest = np.maximum(rest, need_in)
             alive = np.flatnonzero(lb + rest <= N)
             g = np.full(n_L, N + 1, np.int64)
             if alive.size:
@@ -193,9 +199,11 @@ class _Oracle:
                 count = np.add.reduceat(below, starts, axis=1)  # (a, N - 1): per r, k's below theta
                 limit = N - rint[:-1]  # k ranges over 1..N - r
                 need = rint[None, :-1] + count + 1
-                ok = (count < limit[None, :]) & self._out_ok(L, T)[alive][:, :-1]
+                out_ok = self._out_ok(L, T, alive)
+                ok = (count < limit[None, :]) & (out_ok if out_ok is True else out_ok[:, :-1])
                 g[alive] = np.minimum(g[alive], np.where(ok, need, N + 1).min(axis=1))
-                ins = (g[alive][:, None] <= ks[None, :]) & self._in_ok(L, T)[alive][:, rs - 1]
+                in_ok = self._in_ok(L, T, alive)
+                ins = (g[alive][:, None] <= ks[None, :]) & (in_ok if in_ok is True else in_ok[:, rs - 1])
                 rows = Mk[alive]
                 np.maximum(rows, np.where(ins, pa[:, rs - 1], -INF), out=rows)
                 Mk[alive] = rows
@@ -220,14 +228,15 @@ class _Oracle:
                 reps.append(first[0])
                 break
             found = None
-            out_ok = self._out_ok(L, T)[i]
+            out_ok = np.broadcast_to(self._out_ok(L, T), (len(lat.masks[L]), N))[i]
             for rr in range(1, budget):
                 if not out_ok[rr - 1]:
                     continue
                 k = budget - rr
                 theta = phi[rr - 1] - rT[rr - 1]
                 for L2 in range(L - 1, 0, -1):
-                    cand = np.flatnonzero((self.g[L2] <= k) & self._in_ok(L2, T)[:, rr - 1]
+                    in_ok = np.broadcast_to(self._in_ok(L2, T), (len(lat.masks[L2]), N))
+                    cand = np.flatnonzero((self.g[L2] <= k) & in_ok[:, rr - 1]
                                           & (self.phi[L2][:, rr - 1] >= theta))
                     if cand.size == 0:
                         continue
