@@ -136,3 +136,23 @@ def test_checker_rejects_bad_plans():
     assert not check(inst, {"stages": [list(range(n))], "replicas": [0]}).feasible
     # a worse plan is costed higher: one stage on one worker
     assert check(inst, {"stages": [list(range(n))], "replicas": [1]}).objective > check(inst, good).objective
+
+
+def test_disconnected_graph_chain_not_applicable_exact_still_solves():
+    """Two independent branches: the one-path linearization cannot cover them (chain-dp is not
+    applicable), the whole-graph DP and brute force agree."""
+    inst = PipelineGraphInstance(objective="bottleneck", workers=3, bandwidth=1e9, layer_names=("a", "b", "c", "d"),
+                                 forward_s=(1.0, 2.0, 1.5, 0.5), backward_s=(2.0, 4.0, 3.0, 1.0),
+                                 parameter_bytes=(0.0, 1e6, 0.0, 1e6), activation_bytes=(1e6,) * 4,
+                                 edges=((0, 1), (2, 3)))
+    ok, _ = get_problem("pipeline-graph").get_method("chain-dp").applicable(inst)
+    assert not ok
+    exact = optsched.solve(inst, "antichain-dp")
+    assert exact.status == "optimal"
+    assert exact.objective == pytest.approx(optsched.solve(inst, "brute").objective, rel=REL)
+
+
+def test_lattice_memory_bound_is_reported():
+    inst = random_dag(1, 9, 2, branch=0.9)
+    with pytest.raises(MemoryError):
+        DownsetLattice(inst.dag, inst.work, inst.params, inst.act, max_states=5)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import time
 
+from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 from optsched.workloads.profiles import LayerGraph, antichain_chain
@@ -31,12 +32,18 @@ BRUTE_MAX_WORKERS = 4
 
 
 def one_path(instance: PipelineGraphInstance) -> list[int]:
-    """The down-sets of optsched's antichain linearization (bitmasks), in chain order."""
+    """The down-sets of optsched's antichain linearization (bitmasks), in chain order (cached on
+    the instance: the applicability test and the method both need it)."""
+    cached = instance.__dict__.get("_one_path")
+    if cached is not None:
+        return cached
     g = LayerGraph(nodes={str(i): {} for i in range(instance.num_layers)},
                    edges={str(i): [] for i in range(instance.num_layers)})
     for u, v in instance.edges:
         g.edges[str(u)].append(str(v))
-    return [sum(1 << int(v) for v in members) for members, _ in antichain_chain(g)]
+    path = [sum(1 << int(v) for v in members) for members, _ in antichain_chain(g)]
+    object.__setattr__(instance, "_one_path", path)
+    return path
 
 
 def _deadline(ctx: SolveContext):
@@ -64,10 +71,17 @@ def antichain_dp(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
     try:
         chain = chain_lattice(instance, one_path(instance))
         start, _, _, _ = solve_lattice(instance, chain, deadline=deadline)
-    except Exception:  # a DAG the one-path linearization cannot cover: start from one stage
+    except InvalidInstanceError:  # a DAG the one-path linearization cannot cover: start from one stage
         start = None
     t1 = time.perf_counter()
-    lat = full_lattice(instance)
+    try:
+        lat = full_lattice(instance)
+    except MemoryError as exc:  # the memory bound: return the chain's plan, not proved optimal
+        if start is None:
+            raise
+        plan, value = start, plan_value(instance, start)
+        return Outcome(solution=plan.solution(), objective=value, status="feasible",
+                       reason=f"{exc} (the lattice bound): returned chain-dp's plan, not proved optimal")
     t2 = time.perf_counter()
     plan, value, lower, stats = solve_lattice(instance, lat, start=start, deadline=deadline)
     return _outcome(instance, plan, value, lower, True, chain_seconds=t1 - t0, lattice_seconds=t2 - t1,

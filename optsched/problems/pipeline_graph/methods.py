@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import size_limit
+from optsched.core.errors import InvalidInstanceError
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_LAYERS, BRUTE_MAX_WORKERS
@@ -27,7 +27,7 @@ def _pipedream_ok(inst) -> tuple[bool, str]:
 def _chain_ok(inst) -> tuple[bool, str]:
     try:
         algorithms.one_path(inst)
-    except Exception as exc:  # InvalidInstanceError: the path cannot cover a multi-source graph
+    except InvalidInstanceError as exc:  # the path cannot cover a graph not connected from its first source
         return False, f"the one-path linearization does not cover the graph ({exc})"
     return True, "the one-path linearization covers the graph"
 
