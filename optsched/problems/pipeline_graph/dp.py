@@ -152,7 +152,7 @@ class _Oracle:
             self._pair_cache = (ks, rs, starts)
         return self._pair_cache
 
-    def run(self, T: float) -> bool:
+    def run(self, T: float, fast: bool = False) -> bool:
         """Compute g for every cut at threshold T; True iff g(V) <= N.
 
         Cuts that no plan of value <= T can use are skipped ("dead"): g(D) >= ceil(W(D) / T')
@@ -167,7 +167,8 @@ class _Oracle:
         ks, rs, starts = self._pairs()
         P = len(ks)
         self.g = [np.zeros(1, np.int64)]
-        M_prev = np.full((2, P), -INF)  # level 0 ({}): never a D' of a later stage; row -1 pads
+        dtype = np.float32 if fast else np.float64
+        M_prev = np.full((2, P), -INF, dtype)  # level 0 ({}): never a D' of a later stage; row -1 pads
         rint = np.arange(1, N + 1)
         for L in range(1, len(self.lat.masks)):
             phi = self.phi[L]
@@ -205,9 +206,13 @@ class _Oracle:
                 in_ok = self._in_ok(L, T, alive)
                 ins = (g[alive][:, None] <= ks[None, :]) & (in_ok if in_ok is True else in_ok[:, rs - 1])
                 rows = Mk[alive]
-                np.maximum(rows, np.where(ins, pa[:, rs - 1], -INF), out=rows)
+                own = np.where(ins, pa[:, rs - 1], -INF)
+                if fast:
+                    low = own.astype(np.float32)
+                    own = np.where(low.astype(np.float64) < own, np.nextafter(low, np.float32(INF)), low)
+                np.maximum(rows, own, out=rows)
                 Mk[alive] = rows
-            M_prev = np.concatenate([Mk, np.full((1, P), -INF)])
+            M_prev = np.concatenate([Mk, np.full((1, P), -INF, dtype)])
             self.g.append(g)
         return bool(self.g[-1][0] <= N)
 
@@ -278,8 +283,16 @@ def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None =
             T = 0.5 * (lo + hi)
         strict = False
         probes += 1
-        if oracle.run(T):
-            cand = oracle.traceback(T)
+        fast = hi - lo > BISECT_TOL * hi
+        feasible = oracle.run(T, fast=fast)
+        cand = None
+        if feasible and fast:
+            try:
+                cand = oracle.traceback(T)
+            except RuntimeError:  # float32 was optimistic here: decide in float64
+                feasible = oracle.run(T)
+        if feasible:
+            cand = cand or oracle.traceback(T)
             v = plan_value(instance, cand)
             if v > T * (1 + 1e-10) or v >= hi:
                 raise RuntimeError(f"DP plan of value {v} exceeds its threshold {T}")
