@@ -156,3 +156,57 @@ def test_lattice_memory_bound_is_reported():
     inst = random_dag(1, 9, 2, branch=0.9)
     with pytest.raises(MemoryError):
         DownsetLattice(inst.dag, inst.work, inst.params, inst.act, max_states=5)
+
+
+def test_checker_values_by_hand():
+    """Both objectives on a 3-layer chain a -> b -> c, stages [a], [b, c] with 1 and 2 replicas."""
+    common = dict(workers=3, bandwidth=10.0, layer_names=("a", "b", "c"), forward_s=(1.0, 2.0, 3.0),
+                  backward_s=(1.0, 2.0, 3.0), parameter_bytes=(5.0, 20.0, 40.0), activation_bytes=(30.0, 7.0, 9.0),
+                  edges=((0, 1), (1, 2)))
+    plan = {"stages": [[0], [1, 2]], "replicas": [1, 2]}
+    # bottleneck: stage 1: 2 / 1; stage 2: 10 / 2 + 2 (1 / 2) 60 / 10 = 5 + 6 = 11; x_2 = 30 / 10 = 3
+    inst = PipelineGraphInstance(objective="bottleneck", **common)
+    assert check(inst, plan).objective == pytest.approx(11.0)
+    # pipedream: stage 2: (10 + 4 (1) 60 / (10 * 2)) / 2 = (10 + 12) / 2 = 11; stage 1: 2
+    inst = PipelineGraphInstance(objective="pipedream", **common)
+    assert check(inst, plan).objective == pytest.approx(11.0)
+    # with transfers (c = 0.5): stage 2 input 2 * 30 / (10 * 2) / 0.5 = 6; it is the last stage: no output
+    inst = PipelineGraphInstance(objective="pipedream", activation_compression_ratio=0.5, **common)
+    assert check(inst, plan).objective == pytest.approx(11.0)
+    inst = PipelineGraphInstance(objective="pipedream", activation_compression_ratio=0.1, **common)
+    assert check(inst, plan).objective == pytest.approx(2 * 30 / (10 * 2) / 0.1)  # 30 > 11
+    # three stages: the middle stage also pays its output transfer 2 * 7 / (10 * 1) / 0.1 = 14
+    three = {"stages": [[0], [1], [2]], "replicas": [1, 1, 1]}
+    assert check(inst, three).objective == pytest.approx(max(2 * 30 / 10 / 0.1, 2 * 7 / 10 / 0.1))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pipedream_baseline_equals_brute_force_with_every_machine(seed):
+    """PipeDream's planner = the best plan of its space (every down-set on a one-source DAG, every
+    nested pair) that uses exactly N machines, under PipeDream's objective: checked against a brute
+    force over that space (transfers on every third seed)."""
+    from optsched.problems.pipeline_graph.algorithms import _downsets, _value
+
+    ratio = 1.0 if seed % 3 == 0 else (0.05 if seed % 3 == 1 else None)
+    inst = random_dag(seed, 5 + seed % 2, 2 + seed % 3, objective="pipedream", activation_compression_ratio=ratio)
+    full = frozenset(range(inst.num_layers))
+    downs = _downsets(inst)
+    N = inst.workers
+    best = float("inf")
+
+    def chains(prefix, acc):
+        if prefix == full:
+            yield list(acc)
+            return
+        for D in downs:
+            if prefix < D:
+                acc.append(D - prefix)
+                yield from chains(D, acc)
+                acc.pop()
+
+    for stages in chains(frozenset(), []):
+        for reps in itertools.product(range(1, N + 1), repeat=len(stages)):
+            if sum(reps) == N:
+                best = min(best, _value(inst, stages, reps))
+    pd = optsched.solve(inst, "pipedream")
+    assert pd.stats["pipedream_value"] == pytest.approx(best, rel=REL)
