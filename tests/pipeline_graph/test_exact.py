@@ -226,3 +226,19 @@ def test_fast_probe_never_refutes_a_feasible_threshold(seed):
     assert oracle.run(opt)
     assert oracle.run(opt, fast=True)
     assert not oracle.run(opt * (1 - 1e-6), fast=True)
+
+
+def test_pipedream_transfer_option():
+    """The option overrides the instance's ratio: on seed 10 (see above) PipeDream's transfer term
+    changes its value; 'none' drops it; a bad value is an InvalidInstanceError naming the option."""
+    inst = random_dag(10, 6, 4, objective="pipedream", activation_compression_ratio=1.0, window=2)
+    with_transfer = optsched.solve(inst, "pipedream").stats["pipedream_value"]
+    without = optsched.solve(inst, "pipedream", options={"activation_compression_ratio": "none"})
+    assert without.stats["pipedream_value"] < with_transfer
+    plain = random_dag(10, 6, 4, objective="pipedream", window=2)
+    assert optsched.solve(plain, "pipedream").stats["pipedream_value"] == pytest.approx(
+        without.stats["pipedream_value"], rel=REL)
+    assert optsched.solve(plain, "pipedream", options={"activation_compression_ratio": "1"}
+                          ).stats["pipedream_value"] == pytest.approx(with_transfer, rel=REL)
+    with pytest.raises(InvalidInstanceError, match="activation_compression_ratio"):
+        optsched.solve(plain, "pipedream", options={"activation_compression_ratio": "-2"})

@@ -88,10 +88,27 @@ def antichain_dp(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
                     search_seconds=time.perf_counter() - t2, **stats)
 
 
+def _ratio_option(text: str, instance: PipelineGraphInstance):
+    text = str(text).strip().lower()
+    if text == "instance":
+        return instance.activation_compression_ratio
+    if text == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise InvalidInstanceError("pipeline-graph", "activation_compression_ratio (option)",
+                                   "must be 'instance', 'none' or a number > 0", text)
+    return value
+
+
 def pipedream(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
-    plan, predicted, states = baselines.pipedream_plan(instance)
+    ratio = _ratio_option(ctx.options.get("activation_compression_ratio", "instance"), instance)
+    plan, predicted, states = baselines.pipedream_plan(instance, ratio=ratio)
     return Outcome(solution=plan.solution(), objective=plan_value(instance, plan), status="feasible",
-                   stats={"pipedream_value": predicted, "pipedream_states": states})
+                   stats={"pipedream_value": predicted, "pipedream_states": states, "activation_compression_ratio": ratio})
 
 
 def _downsets(instance: PipelineGraphInstance) -> list[frozenset]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core.registry import Option
 
 from . import algorithms
 from .algorithms import BRUTE_MAX_LAYERS, BRUTE_MAX_WORKERS
@@ -40,7 +41,10 @@ PROBLEM.method("chain-dp", kind="heuristic", fidelity="ours", applicable=_chain_
                summary="the same DP on optsched's one-path linearization (exact on chains only)")(algorithms.chain_dp)
 
 PROBLEM.method("pipedream", kind="baseline", fidelity="code", applicable=_pipedream_ok,
-               summary="PipeDream's planner DP over its antichain DAG (all N machines, transfers per instance)"
+               summary="PipeDream's planner DP over its antichain DAG (all N machines, transfers per instance)",
+               options={"activation_compression_ratio": Option(
+                   str, "instance", "PipeDream's --activation_compression_ratio: 'instance' (the instance's), "
+                                    "'none' (transfers ignored, PipeDream's default) or a number > 0")},
                )(algorithms.pipedream)
 
 PROBLEM.method("brute", kind="exact", fidelity="ours", applicable=_brute_ok,
