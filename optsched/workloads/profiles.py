@@ -39,7 +39,8 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance, load_json_file
 
 __all__ = ["Profile", "LayerGraph", "parse_pipedream_graph", "load_pipedream_graph", "load_profile",
-           "antichain_chain", "PIPEDREAM_BATCH_SIZES", "known_profiles", "resolve_profile"]
+           "antichain_chain", "PIPEDREAM_BATCH_SIZES", "known_profiles", "resolve_profile",
+           "load_pipedream_planner_graph"]
 
 #: profiling batch sizes of PipeDream's released profiles (data README): image models 128, GNMT 64
 PIPEDREAM_BATCH_SIZES = {"vgg16": 128, "resnet50": 128, "inception_v3": 128, "densenet121": 128,
@@ -359,6 +360,30 @@ def resolve_profile(text: str | Path) -> Path:
     names = sorted(known, key=lambda n: ("/" in n, n))
     raise InvalidInstanceError("profile", "profile", f"{str(text)!r} is neither a file nor a known profile name "
                                f"(known: {', '.join(names) or 'none; set OPTSCHED_DATA_DIR for PipeDream profiles'})")
+
+
+def load_pipedream_planner_graph(path: str | Path) -> tuple[LayerGraph, str]:
+    """A PipeDream ``graph.txt`` as the layer DAG PipeDream's planner works on, and the model name.
+
+    As ``optimizer_graph_hierarchical.py`` does [code], ``Input*`` sources are removed (their time
+    is data loading) and then the ``__getitem__`` sinks (one pass). Node order is the file's.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise InvalidInstanceError("profile", "(file)", f"cannot read {path}: {exc.strerror}") from None
+    graph = parse_pipedream_graph(text, path.name)
+    model = path.name.split(".")[0]
+    if model in ("graph", "") and path.parent.name:
+        model = path.parent.name
+    for n in [n for n in graph.nodes if not graph.in_edges[n] and graph.nodes[n]["desc"].startswith("Input")]:
+        graph.remove(n)
+    for n in [n for n in graph.nodes if not graph.edges.get(n) and graph.nodes[n]["desc"].startswith("__getitem__")]:
+        graph.remove(n)
+    if not graph.nodes:
+        raise InvalidInstanceError("profile", "(file)", f"{path.name} has no layers besides inputs")
+    return graph, model
 
 
 def load_profile(path: str | Path) -> Profile:
