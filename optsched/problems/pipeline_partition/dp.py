@@ -57,6 +57,7 @@ from .spaces import (
     SUBSET_MAX_POSITIONS,
     Plan,
     SearchSpace,
+    UniformOrder,
     clusters_of,
     heuristic_order,
     is_exact_space,
@@ -72,61 +73,262 @@ INF = math.inf
 
 
 def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tuple[float, Plan | None]:
-    """Exact min-max over the plans of ``space`` (vectorized; O(K * keys * successors * n^2))."""
+    """Exact min-max over the plans of ``space``: the least threshold T whose probe succeeds.
+
+    The optimum is one of the finitely many stage times and transfer times, each computed with the
+    same float expression as every probe, so the least feasible float T (a binary search over the
+    ordered bit patterns of non-negative doubles, about 55 probes) is exactly the optimum.
+    Probes (module docstring): on a uniform graph with K free the device-count recursion
+    (:class:`_UniformProbe`, O(N R log n) per probe); otherwise the reachability recursion
+    (:class:`_ReachProbe`, O(K keys successors n) per probe). Memory O(n + N K) resp.
+    O(K keys n / 8) bytes; no n x n matrix.
+    """
     ch = StageCosts(instance)
-    n = ch.n
-    counts = instance.stage_counts()
-    kmax = counts[-1]
-    value: dict = {}
-    choice: dict = {}
-    best, best_state = INF, None
-    x = np.concatenate([[0.0], ch.act])  # x[j]: bytes crossing a cut before position j
-    for c in range(1, kmax + 1):
-        live = ch.live(c)
-        for key in space.keys():
-            if not space.fits(key, c):
-                continue
-            g = space.group(key)
-            fits = ch.memory_matrix(g, live)
-            stage = ch.stage_matrix(g) if fits is None else np.where(fits, ch.stage_matrix(g), INF)
-            if c == 1:
-                tail = np.full(n + 1, INF)
-                tail[n] = 0.0
-                nxt = np.full(n + 1, -1)
-                succ = []
-            else:
-                succ = [(k2, bw) for k2, bw in space.successors(key) if (c - 1, k2) in value]
-                if not succ:
-                    continue
-                options = np.full((len(succ), n + 1), INF)
-                for s, (k2, bw) in enumerate(succ):
-                    options[s] = np.maximum(value[c - 1, k2], x / bw)
-                options[:, n] = INF
-                nxt = np.argmin(options, axis=0)
-                tail = options[nxt, np.arange(n + 1)]
-            total = np.maximum(stage, tail[None, :])
-            j = np.argmin(total, axis=1)
-            v = total[np.arange(n + 1), j]
-            if not np.isfinite(v).any():
-                continue
-            value[c, key] = v
-            choice[c, key] = (j, nxt, succ)
-            if c in counts and space.is_start(key) and v[0] < best:
-                best, best_state = float(v[0]), (c, key)
-    if best_state is None:
+    if isinstance(space, UniformOrder) and instance.stages is None:
+        engine = _UniformProbe(instance, space, ch)
+    else:
+        engine = _ReachProbe(instance, space, ch)
+    if not engine.run(INF):
         return INF, None
-    c, key = best_state
-    i, keys, bounds = 0, [], []
-    while True:
-        j_arr, nxt, succ = choice[c, key]
-        j = int(j_arr[i])
-        bounds.append((i, j))
-        keys.append(key)
-        if c == 1:
-            break
-        key = succ[int(nxt[j])][0]
-        c, i = c - 1, j
-    return best, Plan(bounds, space.realize(keys))
+    hi = engine.value(engine.stages(INF))
+    lo = float(ch.work[-1]) / (instance.num_devices * ch.max_speed) * 0.5  # half a valid lower bound
+    T = _least_feasible(engine.run, lo, hi)
+    stages = engine.stages(T)
+    return engine.value(stages), engine.plan(stages)
+
+
+def _least_feasible(feasible, lo: float, hi: float) -> float:
+    """The least float T in [0, hi] with ``feasible(T)``, given ``feasible(hi)`` and monotonicity.
+    Non-negative doubles are ordered like their int64 bit patterns."""
+    bits = lambda v: int(np.float64(v).view(np.int64))  # noqa: E731
+    flt = lambda b: float(np.int64(b).view(np.float64))  # noqa: E731
+    b = bits(hi)
+    if 0.0 < lo < hi and not feasible(lo):
+        a = bits(lo) + 1
+    else:
+        a = 0
+    while a < b:
+        m = (a + b) // 2
+        if feasible(flt(m)):
+            b = m
+        else:
+            a = m + 1
+    return flt(b)
+
+
+class _UniformProbe:
+    """Uniform graph, K free. ``E[q]``: the smallest start i such that the suffix [i, n) has a plan
+    on at most q devices with every stage <= T (memory included) and every cut's transfer <= T.
+    The feasible starts are up-closed (drop the leading stages before a later start, shrink the
+    stage containing it: stage times and memory only fall, later stages keep their in-flight
+    count, cuts stay cuts), so E describes them. Prepending a stage on r replicas to the best
+    suffix on q - r devices: its end is the first allowed cut j >= E[q - r] (or n when the suffix
+    is empty), its start the smallest i with stage [i, j) <= T (``StageCosts.first``). The stage's
+    in-flight count depends on its distance c from the end: layers c = 1..c_sat - 1 (in-flight
+    count still growing; a stage of layer c is checked with c's count, an upper bound on its
+    true one) and then one recursion over q for every c >= c_sat (constant count). Feasible iff
+    E[N] = 0. Per probe O((c_sat + N) R log n) element operations."""
+
+    def __init__(self, instance, space, ch: StageCosts):
+        self.space, self.ch = space, ch
+        self.n, self.N, self.R = instance.num_positions, instance.num_devices, instance.replica_limit
+        self.speed, self.bw, self.mem = space.speed, space.bw, space.memory
+        kmax = min(self.n, self.N)
+        if ch.memory_free:
+            self.layers, self.top = 0, 0
+        else:
+            self.top = ch.live(kmax)
+            self.layers = next(c for c in range(1, kmax + 1) if ch.live(c) == self.top) - 1
+        self.xt = ch.act / self.bw  # transfer time of the cut before position j: xt[j - 1]
+
+    def _next_cut(self, T):
+        n = self.n
+        at = np.full(n + 1, n, np.int64)
+        at[1:n] = np.where(self.xt[:n - 1] <= T, np.arange(1, n), n)
+        return np.minimum.accumulate(at[::-1])[::-1]
+
+    def run(self, T, record=False):
+        ch, n, N, R = self.ch, self.n, self.N, self.R
+        nc = self._next_cut(T)
+        E = np.full(N + 1, n, np.int64)
+        trail = []
+        for c in range(1, self.layers + 1):
+            live = ch.live(c)
+            new, arg = E.copy(), np.zeros(N + 1, np.int64)
+            for r in range(1, R + 1):
+                q = np.arange(r, N + 1)
+                f = ch.first(r, self.speed, self.bw, self.mem, live, T, nc[E[q - r]])
+                better = f < new[q]
+                new[q[better]] = f[better]
+                arg[q[better]] = r
+            trail.append((E, new, arg))
+            E = new
+        H, arg = E.copy(), np.zeros(N + 1, np.int64)
+        rs = np.arange(1, R + 1)
+        for q in range(1, N + 1):
+            r = rs[:min(q, R)]
+            f = ch.first(r, self.speed, self.bw, self.mem, self.top, T, nc[H[q - r]])
+            k = int(np.argmin(f))
+            if f[k] < H[q]:
+                H[q], arg[q] = f[k], r[k]
+        trail.append((H, H, arg))
+        if record:
+            return trail, nc
+        return bool(H[N] == 0)
+
+    def stages(self, T):
+        """The plan at a feasible T as [(start, end, replicas)] from the front."""
+        trail, nc = self.run(T, record=True)
+        n, q, level = self.n, self.N, len(trail) - 1
+        recorded = []
+        while level >= 0:
+            prev, cur, arg = trail[level]
+            r = int(arg[q])
+            if r == 0:  # inherited from the layer below (fewer stages)
+                level -= 1
+                continue
+            j = int(nc[prev[q - r]])
+            recorded.append((int(cur[q]), j, r))
+            if j == n:
+                break
+            q -= r
+            if level < len(trail) - 1:
+                level -= 1
+        out, at = [], 0
+        for a, b, r in recorded:  # move each suffix's start to the cut chosen before it
+            if b <= at:
+                continue
+            out.append((at, b, r))
+            at = b
+        return out
+
+    def value(self, stages):
+        ch = self.ch
+        v = 0.0
+        for k, (a, b, r) in enumerate(stages):
+            v = max(v, float(ch.time(r, self.speed, self.bw, a, b)))
+            if k:
+                v = max(v, float(self.xt[a - 1]))
+        return v
+
+    def plan(self, stages):
+        keys, u = [], sum(r for _, _, r in stages)
+        for _, _, r in stages:
+            keys.append((u, r))
+            u -= r
+        return Plan([(a, b) for a, b, _ in stages], self.space.realize(keys))
+
+
+class _ReachProbe:
+    """Any search space. ``ok[c, key]``: the boolean vector over starts i of "the suffix [i, n)
+    has a plan of c stages whose first stage has ``key``, every stage <= T (memory included) and
+    every cut's transfer <= T". ``ok[1, key][i]`` iff stage [i, n) fits; ``ok[c, key][i]`` iff some
+    allowed cut j in (i, reach(i)] has ``ok[c - 1, k2][j]`` for a successor k2 (range count over a
+    cumulative sum). Feasible iff ``ok[c, key][0]`` for a start key and a stage count of the
+    instance. Per probe O(K keys successors n); the last probe keeps the vectors as bits."""
+
+    def __init__(self, instance, space, ch: StageCosts):
+        self.instance, self.space, self.ch = instance, space, ch
+        self.n = instance.num_positions
+        self.counts = instance.stage_counts()
+        self.layers = []
+        for c in range(1, self.counts[-1] + 1):
+            layer = []
+            for key in space.keys():
+                if space.fits(key, c):
+                    layer.append((key, space.group(key), tuple(space.successors(key)) if c > 1 else ()))
+            self.layers.append((ch.live(c), layer))
+
+    def _cuts(self, T, bw, cache):
+        if bw not in cache:
+            n = self.n
+            m = np.zeros(n + 1, bool)
+            m[1:n] = self.ch.act[:n - 1] / bw <= T
+            cache[bw] = m
+        return cache[bw]
+
+    def run(self, T, record=False):
+        ch, n = self.ch, self.n
+        starts = np.arange(n)
+        cut_cache, reach_cache = {}, {}
+        prev: dict = {}
+        trail = []
+        found = None
+        for c, (live, layer) in enumerate(self.layers, start=1):
+            cur, sums = {}, {}
+            for key, g, succ in layer:
+                gk = (g.replicas, g.speed, g.bandwidth, g.memory, live)
+                if gk not in reach_cache:
+                    reach_cache[gk] = ch.reach(g, live, T, starts)
+                rc = reach_cache[gk]
+                if c == 1:
+                    ok = rc == n
+                else:
+                    succ = tuple((k2, bw) for k2, bw in succ if k2 in prev)
+                    if not succ:
+                        continue
+                    if succ not in sums:
+                        m = np.zeros(n + 1, bool)
+                        for k2, bw in succ:
+                            m |= prev[k2] & self._cuts(T, bw, cut_cache)
+                        sums[succ] = np.concatenate([[0], np.cumsum(m)])
+                    cs = sums[succ]
+                    ok = cs[rc + 1] - cs[starts + 1] > 0
+                if not ok.any():
+                    continue
+                full = np.zeros(n + 1, bool)
+                full[:n] = ok
+                cur[key] = full
+                if found is None and c in self.counts and self.space.is_start(key) and ok[0]:
+                    found = (c, key)
+                    if not record:
+                        return True
+            prev = cur
+            if record:
+                trail.append({k: np.packbits(v) for k, v in cur.items()})
+        if record:
+            return found, trail, cut_cache
+        return False
+
+    def stages(self, T):
+        """The plan at a feasible T as [(start, end, key, bandwidth of the cut at its start)]."""
+        (c, key), trail, cut_cache = self.run(T, record=True)
+        ch, n = self.ch, self.n
+        out, i, bw_in = [], 0, None
+        while True:
+            live, layer = self.layers[c - 1]
+            g = self.space.group(key)
+            if c == 1:
+                out.append((i, n, key, bw_in))
+                return out
+            e = int(ch.reach(g, live, T, np.array([i]))[0])
+            best = None
+            for k2, bw in self.space.successors(key):
+                if k2 not in trail[c - 2]:
+                    continue
+                bits = np.unpackbits(trail[c - 2][k2], count=n + 1).astype(bool)
+                m = bits[i + 1:e + 1] & self._cuts(T, bw, cut_cache)[i + 1:e + 1]
+                if m.any():
+                    j = i + 1 + int(np.argmax(m))
+                    if best is None or j < best[0]:
+                        best = (j, k2, bw)
+            j, k2, bw = best
+            out.append((i, j, key, bw_in))
+            i, key, bw_in, c = j, k2, bw, c - 1
+
+    def value(self, stages):
+        ch = self.ch
+        v = 0.0
+        for a, b, key, bw in stages:
+            g = self.space.group(key)
+            v = max(v, float(ch.time(g.replicas, g.speed, g.bandwidth, a, b)))
+            if bw is not None:
+                v = max(v, float(ch.act[a - 1] / bw))
+        return v
+
+    def plan(self, stages):
+        return Plan([(a, b) for a, b, _, _ in stages], self.space.realize([k for _, _, k, _ in stages]))
+
 
 
 # -- sync-estimate: label-setting DP ---------------------------------------------------------------
@@ -157,7 +359,6 @@ def label_dp(instance: PipelinePartitionInstance, space: SearchSpace, objective:
             g = space.group(key)
             avail = space.prefix_devices(key)
             start_ok = space.is_start(key) and c in counts
-            fits = ch.memory_matrix(g, live)
             denom = g.replicas * g.speed
             ar_coef = 2.0 * (g.replicas - 1) / g.replicas / g.bandwidth if g.replicas > 1 else 0.0
             lb = np.where(idx > 0, prefix_work / (max(avail, 1) * ch.max_speed), 0.0)
@@ -172,7 +373,8 @@ def label_dp(instance: PipelinePartitionInstance, space: SearchSpace, objective:
                     for j in sorted(starts.get((c - 1, k2), ())):
                         sources.append((j, k2, bw, labels[c - 1, k2, j]))
             for j, k2, bw, lst in sources:
-                ok = valid_i[:j] if fits is None else fits[:j, j] & valid_i[:j]
+                fits = ch.fits_column(g, live, j)
+                ok = valid_i[:j] if fits is None else fits & valid_i[:j]
                 if not ok.any():
                     continue
                 fb = (ch.work[j] - ch.work[:j]) / denom
