@@ -42,11 +42,28 @@ def last_true(pred, lo: np.ndarray, hi: np.ndarray, guess: np.ndarray | None = N
             t = pred(sel, g[sel])
             lo[sel[t]] = g[sel[t]]
             hi[sel[~t]] = g[sel[~t]] - 1
-        sel = np.flatnonzero((lo == g) & (lo < hi))
+        mode = np.where(lo == g, 1, -1)  # 1: gallop up from the guess, -1: down, 0: bracketed
+        sel = np.flatnonzero((mode == 1) & (lo < hi))
         if sel.size:
             t = pred(sel, lo[sel] + 1)
             lo[sel[t]] += 1
             hi[sel[~t]] = lo[sel[~t]]
+        # gallop away from the guess (steps 4, 32, 256), then bisect the bracket left
+        for step in (4, 32, 256):
+            sel = np.flatnonzero((mode == 1) & (lo < hi))
+            if sel.size:
+                x = np.minimum(lo[sel] + step, hi[sel])
+                t = pred(sel, x)
+                lo[sel[t]] = x[t]
+                hi[sel[~t]] = x[~t] - 1
+                mode[sel[~t]] = 0
+            sel = np.flatnonzero((mode == -1) & (hi - step > lo))
+            if sel.size:
+                x = hi[sel] - step
+                t = pred(sel, x)
+                hi[sel[~t]] = x[~t] - 1
+                lo[sel[t]] = x[t]
+                mode[sel[t]] = 0
     while True:
         sel = np.flatnonzero(lo < hi)
         if not sel.size:
@@ -129,6 +146,32 @@ class StageCosts:
             self._guess_cache[key] = (z, m)
         return self._guess_cache[key]
 
+    def _stacked(self, key, rmax: int) -> tuple[np.ndarray, np.ndarray]:
+        """Prefix arrays Z_1..Z_rmax of one kind stacked into one increasing array (each block
+        shifted above the previous one) and the shifts: one searchsorted serves every r.
+        O(rmax n) memory, cached; only guesses are read from it (every answer is checked)."""
+        if key not in self._guess_cache or len(self._guess_cache[key][1]) < rmax:
+            blocks, shifts, base = [], [], 0.0
+            for r in range(1, rmax + 1):
+                if key[0] == "time":
+                    z = self.work / (r * key[1])
+                    if r > 1:
+                        z = z + 2.0 * (r - 1) / r * self.par / key[2]
+                else:
+                    z = self.par * self.opt + key[1] * self.stash / r
+                shifts.append(base - z[0])
+                blocks.append(z + shifts[-1])
+                base = blocks[-1][-1] + 1.0 + abs(blocks[-1][-1]) * 1e-9
+            self._guess_cache[key] = (np.concatenate(blocks), np.asarray(shifts))
+        return self._guess_cache[key]
+
+    def _first_guess(self, key, r: np.ndarray, ends: np.ndarray, budget: float) -> np.ndarray:
+        """About the smallest i with Z_r[j] - Z_r[i] <= budget, for each (r, j)."""
+        stacked, shifts = self._stacked(key, max(self.instance.replica_limit, int(r.max()) if r.size else 1))
+        block = (r - 1) * (self.n + 1)
+        at = stacked[block + ends] - budget
+        return np.clip(np.searchsorted(stacked, at, side="left") - block, 0, ends)
+
     def reach(self, g: Group, live: int, T: float, starts: np.ndarray) -> np.ndarray:
         """For each start i the largest end j in [i, n] with stage [i, j) within ``T`` and memory
         (j = i: not even one position fits). Exact; O(len(starts)) work for good guesses."""
@@ -146,9 +189,13 @@ class StageCosts:
         [0, j] with stage [i, j) within ``T`` and memory (i = j: not even one position fits)."""
         ends = np.asarray(ends, np.int64)
         rr = np.broadcast_to(np.asarray(r), ends.shape)
+        # guess: searchsorted on per-r prefix arrays whose differences approximate time / memory
+        guess = self._first_guess(("time", speed, bandwidth), rr, ends, T)
+        if not self.memory_free:
+            guess = np.maximum(guess, self._first_guess(("memory", live), rr, ends, memory))
         # largest x in [-1, j - 1] whose stage [x, j) does NOT fit; the answer is x + 1
         x = last_true(lambda sel, x: ~self.ok(rr[sel], speed, bandwidth, memory, live, T, x, ends[sel]),
-                      np.full(ends.shape, -1), ends - 1)
+                      np.full(ends.shape, -1), ends - 1, guess - 1)
         return x + 1
 
     # -- the prefix bound of the label DP ---------------------------------------------------
