@@ -236,3 +236,25 @@ def test_memory_is_linear_in_the_chain():
         tracemalloc.stop()
     assert plan is not None and len(plan.bounds) == 3
     assert peak < 8e6, peak
+
+
+@pytest.mark.parametrize("topology", ["flat:4:1", "two-level:2x2:1:1.5"])
+def test_fixed_stage_count_pays_every_cut(topology):
+    """K = 4 is fixed, the cut after position 0 is free and the others cost a 10 s transfer: no
+    empty stage may reuse the free cut to dodge the expensive ones."""
+    inst = chain_instance([1, 1, 1, 1], stages=4, topology=topology, activation=[0, 10e9, 10e9, 0],
+                          max_replicas=1, memory_gb=1e6)
+    value, plan = bottleneck_dp(inst, order_space(inst))
+    bw = float(inst.widest[0, 1])
+    assert len(plan.bounds) == 4 and value == max(10e9 / bw, 1.0)
+
+
+def test_in_flight_count_grows_along_the_suffix():
+    """1F1B, M = 4: the first of 3 stages keeps 3 microbatches in flight, the last one 1. Memory
+    admits the heavy stash only at the end of the pipeline (catches a probe that charges every
+    stage the largest in-flight count)."""
+    inst = chain_instance([1, 1, 1], topology="nvlink:3", activation=[0, 0, 3e9], max_replicas=1,
+                          microbatches=4, memory_gb=4.0)
+    value, plan = bottleneck_dp(inst, order_space(inst))
+    assert value == 1.0 and plan.bounds == [(0, 1), (1, 2), (2, 3)]
+    assert value == matrix_bottleneck_dp(inst, order_space(inst))[0]
