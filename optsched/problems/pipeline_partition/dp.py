@@ -140,6 +140,8 @@ class _UniformProbe:
             self.top = ch.live(kmax)
             self.layers = next(c for c in range(1, kmax + 1) if ch.live(c) == self.top) - 1
         self.xt = ch.act / self.bw  # transfer time of the cut before position j: xt[j - 1]
+        pairs = [(r, q) for r in range(1, self.R + 1) for q in range(r, self.N + 1)]
+        self._pairs = tuple(np.array(v, np.int64) for v in zip(*pairs))
 
     def _next_cut(self, T):
         n = self.n
@@ -152,15 +154,17 @@ class _UniformProbe:
         nc = self._next_cut(T)
         E = np.full(N + 1, n, np.int64)
         trail = []
-        for c in range(1, self.layers + 1):
-            live = ch.live(c)
-            new, arg = E.copy(), np.zeros(N + 1, np.int64)
-            for r in range(1, R + 1):
-                q = np.arange(r, N + 1)
-                f = ch.first(r, self.speed, self.bw, self.mem, live, T, nc[E[q - r]])
-                better = f < new[q]
-                new[q[better]] = f[better]
-                arg[q[better]] = r
+        rr, qq = self._pairs
+        cols = np.arange(N + 1)
+        for c in range(1, self.layers + 1):  # every (r, q) pair of a layer in one search
+            f = ch.first(rr, self.speed, self.bw, self.mem, ch.live(c), T, nc[E[qq - rr]])
+            table = np.full((R, N + 1), n + 1, np.int64)
+            table[rr - 1, qq] = f
+            k = np.argmin(table, axis=0)
+            best = table[k, cols]
+            better = best < E
+            new = np.where(better, best, E)
+            arg = np.where(better, k + 1, 0)
             trail.append((E, new, arg))
             E = new
         H, arg = E.copy(), np.zeros(N + 1, np.int64)

@@ -87,6 +87,10 @@ class StageCosts:
         self.max_speed = float(instance.speed_array.max())
         self._guess_cache: dict = {}
 
+    @cached_property
+    def _top_live(self) -> int:
+        return self.live(self.instance.max_stages)
+
     def live(self, suffix_stages: int) -> int:
         """In-flight microbatches of a stage followed by ``suffix_stages - 1`` stages."""
         inst = self.instance
@@ -189,13 +193,21 @@ class StageCosts:
         [0, j] with stage [i, j) within ``T`` and memory (i = j: not even one position fits)."""
         ends = np.asarray(ends, np.int64)
         rr = np.broadcast_to(np.asarray(r), ends.shape)
-        # guess: searchsorted on per-r prefix arrays whose differences approximate time / memory
+        # both conditions are monotone in i, so the answer is the larger of the two first starts:
+        # the time one (guessed by searchsorted on per-r prefix arrays, usually two evaluations),
+        # then the memory one searched only to the right of it (one evaluation where memory
+        # does not bind there)
         guess = self._first_guess(("time", speed, bandwidth), rr, ends, T)
-        if not self.memory_free:
-            guess = np.maximum(guess, self._first_guess(("memory", live), rr, ends, memory))
-        # largest x in [-1, j - 1] whose stage [x, j) does NOT fit; the answer is x + 1
-        x = last_true(lambda sel, x: ~self.ok(rr[sel], speed, bandwidth, memory, live, T, x, ends[sel]),
+        x = last_true(lambda sel, x: self.time(rr[sel], speed, bandwidth, x, ends[sel]) > T,
                       np.full(ends.shape, -1), ends - 1, guess - 1)
+        if self.memory_free:
+            return x + 1
+        guess = x
+        if live == self._top_live:
+            # (a cached guess array only for the largest in-flight count: one per count would
+            # take O(R n) memory each)
+            guess = np.maximum(guess, self._first_guess(("memory", live), rr, ends, memory) - 1)
+        x = last_true(lambda sel, x: ~self.fits(rr[sel], memory, live, x, ends[sel]), x, ends - 1, guess)
         return x + 1
 
     # -- the prefix bound of the label DP ---------------------------------------------------
