@@ -22,8 +22,15 @@ memory constraint is exact without knowing K in advance. Keys:
 * ``subset-dp``: key ``(used, group)`` as bitmasks: the suffix uses ``used``, its first stage
   ``group``; any disjoint group may precede it.
 
-Objective ``bottleneck``: a min-max DP; for ``dp`` vectorized with numpy over (start, end)
-pairs, O(K * keys * n^2) for n positions. Objective ``sync-estimate``: label-setting DP over
+Objective ``bottleneck`` (:func:`bottleneck_dp`): the least threshold T whose probe succeeds,
+searched over the ordered bit patterns of the non-negative doubles (about 55 probes). Every
+stage time and transfer time is computed by one float expression (:mod:`.stages`), the optimum is
+one of them, so the least feasible float is the optimum itself, bit for bit the value of the
+original min-max recursion. Probe on a uniform graph with K free: the device-count recursion
+of :class:`_UniformProbe` (the smallest coverable start per number of devices; O(N R) searches
+per probe, memory O(n + N K)); on the other spaces or with K fixed: boolean reachability per
+(stages, key) with range counts (:class:`_ReachProbe`; O(K keys successors n) per probe, the last
+probe's vectors kept as bits for the plan). No n x n matrix anywhere. Objective ``sync-estimate``: label-setting DP over
 suffix labels (C, T, Q) with C = sum (F + B) + 2 sum x, T = max (F + B) and
 Q = max_k (AR_k - sum_{s<=j<k} (B_j + x_j)) of the suffix; prepending a stage (F, B, AR, x) gives
 (C + F + B + 2x, max(T, F + B), max(AR, Q - B - x)), monotone in each component, so keeping the
