@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.core.solving import objective_tolerance
 from optsched.pipeline import costs
+from optsched.problems.pipeline_partition import dp as dp_module
 from optsched.problems.pipeline_partition.dp import bottleneck_dp, order_space
 from optsched.problems.pipeline_partition.generate import chain_instance
 from optsched.problems.pipeline_partition.instance import check
@@ -46,12 +47,16 @@ def _random_chain(seed: int, topology: str, memory_binds: bool = True):
     return dataclasses.replace(inst, schedule=["1f1b", "gpipe", "kfkb"][seed % 3], group_size=2)
 
 
+@pytest.mark.parametrize("search", ["floats", "candidates"])
 @pytest.mark.parametrize("topology", sorted(TOPOLOGIES))
-def test_same_optimum_as_the_matrix_dp(topology):
+def test_same_optimum_as_the_matrix_dp(topology, search, monkeypatch):
     """Bit-identical optimum (the same float) on 15 random chains per graph, memory binding or
-    not, fixed or free K; the returned plan passes the checker at that value."""
+    not, fixed or free K, by either threshold search (over all floats, or over the enumerated
+    candidate values of short chains); the returned plan passes the checker at that value."""
+    if search == "floats":
+        monkeypatch.setattr(dp_module, "CANDIDATE_LIMIT", 0)
     feasible = 0
-    for seed in range(15):
+    for seed in range(10 if search == "floats" else 15):
         inst = _random_chain(seed, topology, memory_binds=seed % 5 != 0)
         space = order_space(inst)
         old_value, old_plan = matrix_bottleneck_dp(inst, space)
@@ -76,7 +81,14 @@ def test_the_spaces_are_all_exercised():
 def test_property_same_optimum_as_the_matrix_dp(seed, topology):
     inst = _random_chain(seed, topology)
     space = order_space(inst)
-    assert bottleneck_dp(inst, space)[0] == matrix_bottleneck_dp(inst, space)[0]
+    expected = matrix_bottleneck_dp(inst, space)[0]
+    assert bottleneck_dp(inst, space)[0] == expected
+    limit = dp_module.CANDIDATE_LIMIT
+    try:
+        dp_module.CANDIDATE_LIMIT = 0
+        assert bottleneck_dp(inst, space)[0] == expected
+    finally:
+        dp_module.CANDIDATE_LIMIT = limit
 
 
 def _brute(inst) -> float:

@@ -98,10 +98,42 @@ def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tu
     if not engine.run(INF):
         return INF, None
     hi = engine.value(engine.stages(INF))
-    lo = float(ch.work[-1]) / (instance.num_devices * ch.max_speed) * 0.5  # half a valid lower bound
-    T = _least_feasible(engine.run, lo, hi)
+    cands = _candidates(ch, engine.groups(), engine.bandwidths(), hi)
+    if cands is not None:  # short chains: binary search over the candidate values themselves
+        a, b = 0, len(cands) - 1
+        while a < b:
+            m = (a + b) // 2
+            if engine.run(float(cands[m])):
+                b = m
+            else:
+                a = m + 1
+        T = float(cands[b])
+    else:
+        lo = float(ch.work[-1]) / (instance.num_devices * ch.max_speed) * 0.5  # half a valid lower bound
+        T = _least_feasible(engine.run, lo, hi)
     stages = engine.stages(T)
     return engine.value(stages), engine.plan(stages)
+
+
+CANDIDATE_LIMIT = 1 << 16
+
+
+def _candidates(ch: StageCosts, groups, bandwidths, hi: float) -> np.ndarray | None:
+    """Every stage time and transfer time <= hi, sorted and unique, when there are at most
+    ``CANDIDATE_LIMIT`` of them (short chains: fewer probes than the float search; a bounded
+    buffer, independent of n beyond that), else None. Computed by the same float expressions
+    as the probes, so the optimum is one of them."""
+    n = ch.n
+    if len(groups) * n * (n + 1) // 2 + len(bandwidths) * n > CANDIDATE_LIMIT:
+        return None
+    i, j = np.triu_indices(n + 1, 1)
+    parts = [np.array([hi])]
+    for r, speed, bw in groups:
+        parts.append(ch.time(r, speed, bw, i, j))
+    for bw in bandwidths:
+        parts.append(ch.act[:n - 1] / bw)
+    c = np.unique(np.concatenate(parts))
+    return c[c <= hi]
 
 
 def _least_feasible(feasible, lo: float, hi: float) -> float:
@@ -149,6 +181,12 @@ class _UniformProbe:
         self.xt = ch.act / self.bw  # transfer time of the cut before position j: xt[j - 1]
         pairs = [(r, q) for r in range(1, self.R + 1) for q in range(r, self.N + 1)]
         self._pairs = tuple(np.array(v, np.int64) for v in zip(*pairs))
+
+    def groups(self):
+        return [(r, self.speed, self.bw) for r in range(1, self.R + 1)]
+
+    def bandwidths(self):
+        return [self.bw]
 
     def _next_cut(self, T):
         n = self.n
@@ -249,6 +287,12 @@ class _ReachProbe:
                 if space.fits(key, c):
                     layer.append((key, space.group(key), tuple(space.successors(key)) if c > 1 else ()))
             self.layers.append((ch.live(c), layer))
+
+    def groups(self):
+        return sorted({(g.replicas, g.speed, g.bandwidth) for _, layer in self.layers for _, g, _ in layer})
+
+    def bandwidths(self):
+        return sorted({bw for _, layer in self.layers for _, _, succ in layer for _, bw in succ})
 
     def _cuts(self, T, bw, cache):
         if bw not in cache:
