@@ -93,6 +93,8 @@ def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tu
     ch = StageCosts(instance)
     if isinstance(space, UniformOrder) and instance.stages is None:
         engine = _UniformProbe(instance, space, ch)
+    elif isinstance(space, UniformOrder):
+        engine = _FixedUniformProbe(instance, space, ch)
     else:
         engine = _ReachProbe(instance, space, ch)
     if not engine.run(INF):
@@ -266,6 +268,116 @@ class _UniformProbe:
             keys.append((u, r))
             u -= r
         return Plan([(a, b) for a, b, _ in stages], self.space.realize(keys))
+
+
+class _FixedUniformProbe:
+    """Uniform graph, K fixed. ``D[c][i]``: the fewest devices of a plan of exactly c stages for
+    the suffix [i, n) with every stage <= T (memory at the in-flight count of its distance c from
+    the end) and every cut's transfer <= T. ``D[1][i]`` is the least r whose stage [i, n) fits;
+    ``D[c][i] = min_r (r + min over allowed cuts j in (i, reach_r(i)] of D[c - 1][j])``, the range
+    minimum read from a sparse table of ``D[c - 1]`` (allowed cuts only). Feasible iff
+    ``D[K][0] <= N``. Per probe O(K (n log n + R n)) element operations and R (or R x in-flight
+    counts) vectorized reach searches; memory O(n log n) scratch plus O(K n) kept for the plan."""
+
+    BIG = 1 << 40
+
+    def __init__(self, instance, space, ch: StageCosts):
+        self.space, self.ch = space, ch
+        self.n, self.N, self.R = instance.num_positions, instance.num_devices, instance.replica_limit
+        self.K = instance.stages
+        self.speed, self.bw, self.mem = space.speed, space.bw, space.memory
+        self.xt = ch.act / self.bw
+
+    def groups(self):
+        return [(r, self.speed, self.bw) for r in range(1, self.R + 1)]
+
+    def bandwidths(self):
+        return [self.bw]
+
+    def _reach(self, T, r, live, cache):
+        key = (r, 0 if self.ch.memory_free else live)
+        if key not in cache:
+            g = self.space.group((self.N, r))
+            cache[key] = self.ch.reach(g, live, T, np.arange(self.n))
+        return cache[key]
+
+    @staticmethod
+    def _sparse_table(V: np.ndarray) -> list[np.ndarray]:
+        """levels[k][j] = min V[j .. j + 2^k): O(n log n)."""
+        levels = [V]
+        length = 1
+        while 2 * length <= len(V):
+            prev = levels[-1]
+            levels.append(np.minimum(prev[:-length], prev[length:]))
+            length *= 2
+        return levels
+
+    @staticmethod
+    def _range_min(levels: list[np.ndarray], a: np.ndarray, b: np.ndarray, big: int) -> np.ndarray:
+        """min V[a..b] per element (inclusive; ``big`` where a > b) from V's sparse table."""
+        out = np.full(a.shape, big, np.int64)
+        ok = a <= b
+        if not ok.any():
+            return out
+        a, b = a[ok], b[ok]
+        k = np.floor(np.log2(b - a + 1)).astype(np.int64)
+        res = np.full(a.shape, big, np.int64)
+        for lvl in np.unique(k):
+            sel = k == lvl
+            t = levels[lvl]
+            res[sel] = np.minimum(t[a[sel]], t[b[sel] - (1 << lvl) + 1])
+        out[ok] = res
+        return out
+
+    def run(self, T, record=False):
+        ch, n, R, big = self.ch, self.n, self.R, self.BIG
+        allowed = np.zeros(n + 1, bool)
+        allowed[1:n] = self.xt[:n - 1] <= T
+        cache: dict = {}
+        starts = np.arange(n)
+        D = np.full(n + 1, big, np.int64)
+        D[n] = 0
+        table = [D]
+        for c in range(1, self.K + 1):
+            live = ch.live(c)
+            new = np.full(n + 1, big, np.int64)
+            levels = self._sparse_table(np.where(allowed, D, big)) if c > 1 else None
+            for r in range(1, R + 1):
+                e = self._reach(T, r, live, cache)
+                if c == 1:
+                    best = np.where(e == n, 0, big)
+                else:
+                    best = self._range_min(levels, starts + 1, e, big)
+                new[:n] = np.minimum(new[:n], best + r)
+            D = np.minimum(new, big)
+            table.append(D)
+        if record:
+            return table, allowed, cache
+        return bool(D[0] <= self.N)
+
+    def stages(self, T):
+        table, allowed, cache = self.run(T, record=True)
+        n, out, i = self.n, [], 0
+        for c in range(self.K, 0, -1):
+            live = self.ch.live(c)
+            target = table[c][i]
+            for r in range(1, self.R + 1):
+                e = int(self._reach(T, r, live, cache)[i])
+                if c == 1:
+                    if e == n and r == target:
+                        out.append((i, n, r))
+                        return out
+                    continue
+                js = np.arange(i + 1, e + 1)
+                hit = js[allowed[js] & (table[c - 1][js] + r == target)]
+                if hit.size:
+                    out.append((i, int(hit[0]), r))
+                    i = int(hit[0])
+                    break
+        return out
+
+    value = _UniformProbe.value
+    plan = _UniformProbe.plan
 
 
 class _ReachProbe:
