@@ -287,6 +287,8 @@ class _FixedUniformProbe:
         self.K = instance.stages
         self.speed, self.bw, self.mem = space.speed, space.bw, space.memory
         self.xt = ch.act / self.bw
+        self._log2 = np.zeros(self.n + 2, np.int64)  # floor(log2(length)) for range lengths >= 1
+        self._log2[2:] = np.floor(np.log2(np.arange(2, self.n + 2))).astype(np.int64)
 
     def groups(self):
         return [(r, self.speed, self.bw) for r in range(1, self.R + 1)]
@@ -302,32 +304,25 @@ class _FixedUniformProbe:
         return cache[key]
 
     @staticmethod
-    def _sparse_table(V: np.ndarray) -> list[np.ndarray]:
-        """levels[k][j] = min V[j .. j + 2^k): O(n log n)."""
-        levels = [V]
+    def _sparse_table(V: np.ndarray, big: int) -> np.ndarray:
+        """table[k, j] = min V[j .. j + 2^k) (``big`` past the end): O(n log n)."""
+        m = len(V)
+        levels = max(1, int(m).bit_length())
+        table = np.full((levels, m), big, np.int64)
+        table[0] = V
         length = 1
-        while 2 * length <= len(V):
-            prev = levels[-1]
-            levels.append(np.minimum(prev[:-length], prev[length:]))
+        for k in range(1, levels):
+            table[k, :m - length] = np.minimum(table[k - 1, :m - length], table[k - 1, length:])
             length *= 2
-        return levels
+        return table
 
-    @staticmethod
-    def _range_min(levels: list[np.ndarray], a: np.ndarray, b: np.ndarray, big: int) -> np.ndarray:
+    def _range_min(self, table: np.ndarray, a: np.ndarray, b: np.ndarray, big: int) -> np.ndarray:
         """min V[a..b] per element (inclusive; ``big`` where a > b) from V's sparse table."""
-        out = np.full(a.shape, big, np.int64)
-        ok = a <= b
-        if not ok.any():
-            return out
-        a, b = a[ok], b[ok]
-        k = np.floor(np.log2(b - a + 1)).astype(np.int64)
-        res = np.full(a.shape, big, np.int64)
-        for lvl in np.unique(k):
-            sel = k == lvl
-            t = levels[lvl]
-            res[sel] = np.minimum(t[a[sel]], t[b[sel] - (1 << lvl) + 1])
-        out[ok] = res
-        return out
+        length = np.maximum(b - a + 1, 1)
+        k = self._log2[length]
+        a = np.minimum(a, table.shape[1] - 1)
+        out = np.minimum(table[k, a], table[k, np.maximum(b - (1 << k) + 1, 0)])
+        return np.where(b >= a, out, big)
 
     def run(self, T, record=False):
         ch, n, R, big = self.ch, self.n, self.R, self.BIG
@@ -341,7 +336,7 @@ class _FixedUniformProbe:
         for c in range(1, self.K + 1):
             live = ch.live(c)
             new = np.full(n + 1, big, np.int64)
-            levels = self._sparse_table(np.where(allowed, D, big)) if c > 1 else None
+            levels = self._sparse_table(np.where(allowed, D, big), big) if c > 1 else None
             for r in range(1, R + 1):
                 e = self._reach(T, r, live, cache)
                 if c == 1:
