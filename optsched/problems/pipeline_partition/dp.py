@@ -28,7 +28,8 @@ stage time and transfer time is computed by one float expression (:mod:`.stages`
 one of them, so the least feasible float is the optimum itself, bit for bit the value of the
 original min-max recursion. Probe on a uniform graph with K free: the device-count recursion
 of :class:`_UniformProbe` (the smallest coverable start per number of devices; O(N R) searches
-per probe, memory O(n + N K)); on the other spaces or with K fixed: boolean reachability per
+per probe, memory O(n R + N K)); with K fixed the fewest devices per (stages, start) of
+:class:`_FixedUniformProbe`; on the other spaces: boolean reachability per
 (stages, key) with range counts (:class:`_ReachProbe`; O(K keys successors n) per probe, the last
 probe's vectors kept as bits for the plan). No n x n matrix anywhere. Objective ``sync-estimate``: label-setting DP over
 suffix labels (C, T, Q) with C = sum (F + B) + 2 sum x, T = max (F + B) and
@@ -86,9 +87,22 @@ def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tu
     same float expression as every probe, so the least feasible float T (a binary search over the
     ordered bit patterns of non-negative doubles, about 55 probes) is exactly the optimum.
     Probes (module docstring): on a uniform graph with K free the device-count recursion
-    (:class:`_UniformProbe`, O(N R log n) per probe); otherwise the reachability recursion
-    (:class:`_ReachProbe`, O(K keys successors n) per probe). Memory O(n + N K) resp.
-    O(K keys n / 8) bytes; no n x n matrix.
+    (:class:`_UniformProbe`, O(N R log n) per probe); on a uniform graph with K fixed the
+    fewest-devices recursion (:class:`_FixedUniformProbe`, O(K (n log n + R n)) per probe);
+    otherwise the reachability recursion (:class:`_ReachProbe`, O(K keys successors n) per
+    probe). Memory O(n R + N K), O(n log n + K n) resp. O(K keys n / 8) bytes; no n x n matrix.
+    Short chains (at most ``CANDIDATE_LIMIT`` candidate values) search the sorted candidates
+    instead (about 16 probes).
+
+    Guarantee: exact over ``space`` (value = the minimum over its plans of the bottleneck, the
+    same float as the original min-max recursion). Returns ``(inf, None)`` when no plan fits
+    memory.
+
+    >>> from optsched.problems.pipeline_partition.generate import chain_instance
+    >>> inst = chain_instance([1, 2, 3, 4], topology="nvlink:2", max_replicas=1)
+    >>> value, plan = bottleneck_dp(inst, order_space(inst))
+    >>> value, plan.bounds, plan.groups
+    (6.0, [(0, 3), (3, 4)], [[0], [1]])
     """
     ch = StageCosts(instance)
     if isinstance(space, UniformOrder) and instance.stages is None:
