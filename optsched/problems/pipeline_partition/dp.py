@@ -228,6 +228,8 @@ class _UniformProbe:
             arg = np.where(better, k + 1, 0)
             trail.append((E, new, arg))
             E = new
+            if not record and E[N] == 0:  # a plan of at most c stages covers the chain
+                return True
         H, arg = E.copy(), np.zeros(N + 1, np.int64)
         rs = np.arange(1, R + 1)
         for q in range(1, N + 1):
@@ -236,6 +238,8 @@ class _UniformProbe:
             k = int(np.argmin(f))
             if f[k] < H[q]:
                 H[q], arg[q] = f[k], r[k]
+                if not record and H[q] == 0:  # q <= N devices cover the chain
+                    return True
         trail.append((H, H, arg))
         if record:
             return trail, nc

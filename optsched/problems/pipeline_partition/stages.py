@@ -48,6 +48,8 @@ def last_true(pred, lo: np.ndarray, hi: np.ndarray, guess: np.ndarray | None = N
             t = pred(sel, lo[sel] + 1)
             lo[sel[t]] += 1
             hi[sel[~t]] = lo[sel[~t]]
+        if not np.any(lo < hi):
+            return lo
         # gallop away from the guess (steps 4, 32, 256), then bisect the bracket left
         for step in (4, 32, 256):
             sel = np.flatnonzero((mode == 1) & (lo < hi))
