@@ -33,6 +33,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+INF = np.inf
+
 __all__ = ["ChainPartition", "prefix_sums", "probe", "min_max_partition", "min_max_dp", "min_sum_partition",
            "brute_min_max", "segment_loads"]
 
@@ -317,7 +319,8 @@ def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefi
     ``F[k][j] = min_{i <= j} max(F[k-1][i], L_k(i, j), c_i)``; ``F[k-1]`` is non-decreasing in
     ``i`` and ``L_k(i, j)`` non-increasing, so without cut costs the minimum sits at their
     crossing, found by a vectorized binary search: O(K n log n) time. With cut costs the
-    minimum is taken over all ``i`` (O(K n^2)). Memory O(K n) for the arg-min table.
+    minimum is taken over all ``i`` (O(K n^2) time in blocks of about 2^20 (i, j) pairs, no n x n
+    matrix). Memory O(K n) for the arg-min table.
 
     >>> part = min_max_dp([5, 1, 1, 1, 1, 1], speeds=[1, 1, 1])   # the 5 alone bounds it
     >>> part.value, part.bounds.tolist()                          # a processor may stay idle
@@ -349,17 +352,18 @@ def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefi
             pick = np.where(v0 <= v1, i0, i1)
             newF = np.minimum(v0, v1)
         else:
-            c = cost.copy()
-            c[0] = 0.0
+            c = np.where((J > 0) & (J < n), cost, 0.0)
             newF = np.empty(n + 1)
             pick = np.empty(n + 1, np.int64)
-            for j in range(n + 1):
-                i = np.arange(j + 1)
-                ci = np.where((i > 0) & (i < n), c[i], 0.0)
-                ci = np.where(i == j, 0.0, ci)  # an empty segment adds no new cut
-                v = np.maximum(np.maximum(F[:j + 1], (P[j] - P[:j + 1]) / s[k]), ci)
-                pick[j] = int(np.argmin(v))
-                newF[j] = v[pick[j]]
+            for j0 in range(0, n + 1, _block(n)):  # ends j0..j1-1 against starts 0..j1-1
+                j1 = min(n + 1, j0 + _block(n))
+                jj = J[j0:j1, None]
+                ii = J[None, :j1]
+                ci = np.where(ii == jj, 0.0, c[:j1][None, :])  # an empty segment adds no new cut
+                v = np.maximum(np.maximum(F[None, :j1], (P[jj] - P[ii]) / s[k]), ci)
+                v = np.where(ii <= jj, v, INF)
+                pick[j0:j1] = np.argmin(v, axis=1)
+                newF[j0:j1] = v[np.arange(j1 - j0), pick[j0:j1]]
         arg[k] = pick
         F = newF
     bounds = np.empty(K + 1, np.int64)
@@ -372,6 +376,11 @@ def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefi
     return ChainPartition(_value(P, s, bounds, cost), bounds, "dp")
 
 
+def _block(n: int) -> int:
+    """Ends per block of the DPs that scan every start: about 2^20 (start, end) pairs at a time."""
+    return max(1, (1 << 20) // (n + 1))
+
+
 def min_sum_partition(num_items: int, num_parts: int,
                       segment_cost: Callable[[int, np.ndarray, np.ndarray], np.ndarray],
                       *, nonempty: bool = False) -> ChainPartition:
@@ -382,7 +391,8 @@ def min_sum_partition(num_items: int, num_parts: int,
     ``nonempty`` requires every segment to hold at least one item.
 
     Guarantee: exact (Bellman's principle over the ``K`` processors in order). Complexity
-    O(K n^2) cost evaluations, O(n^2) scratch memory per processor and O(K n) for the arg-min.
+    O(K n^2) cost evaluations in blocks of ends (about 2^20 pairs of scratch at a time, no n x n
+    matrix) and O(K n) memory for the arg-min.
 
     >>> P = prefix_sums([4, 1, 1, 4])
     >>> sq = lambda k, a, b: (P[b] - P[a]) ** 2        # minimize the sum of squared loads
@@ -395,18 +405,22 @@ def min_sum_partition(num_items: int, num_parts: int,
         raise ValueError("need num_items >= 0 and num_parts >= 1")
     if nonempty and K > n:
         raise ValueError(f"{K} non-empty segments need at least {K} items, got {n}")
-    I, J = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")  # I: start, J: end
-    valid = I < J if nonempty else I <= J
     F = np.full(n + 1, np.inf)
     F[0] = 0.0
     arg = np.zeros((K, n + 1), dtype=np.int32)
     for k in range(K):
-        c = np.full((n + 1, n + 1), np.inf)
-        c[valid] = np.asarray(segment_cost(k, I[valid], J[valid]), float)
-        total = F[:, None] + c
-        pick = np.argmin(total, axis=0)
-        arg[k] = pick
-        F = total[pick, np.arange(n + 1)]
+        newF = np.empty(n + 1)
+        for j0 in range(0, n + 1, _block(n)):  # a block of ends at a time: O(n x block) scratch
+            j1 = min(n + 1, j0 + _block(n))
+            I, J = np.meshgrid(np.arange(j1), np.arange(j0, j1), indexing="ij")  # I: start, J: end
+            valid = I < J if nonempty else I <= J
+            c = np.full(I.shape, np.inf)
+            c[valid] = np.asarray(segment_cost(k, I[valid], J[valid]), float)
+            total = F[:j1, None] + c
+            pick = np.argmin(total, axis=0)
+            arg[k, j0:j1] = pick
+            newF[j0:j1] = total[pick, np.arange(j1 - j0)]
+        F = newF
     if not np.isfinite(F[n]):
         raise ValueError("no partition has finite cost")
     bounds = np.empty(K + 1, np.int64)

@@ -122,3 +122,24 @@ def test_invalid_inputs():
         min_max_partition([1, 1], num_parts=2, cut_cost=[0, 1])
     with pytest.raises(ValueError, match="nicol"):
         min_max_partition([1, 1], num_parts=2, cut_cost=[0, 1, 0], method="nicol")
+
+
+@pytest.mark.parametrize("block", [1, 3, 1 << 20])
+def test_blocked_dps_equal_brute_force(monkeypatch, block):
+    """The DPs that scan every start run over blocks of ends (no n x n matrix); every block size,
+    down to one end at a time, gives the enumerated optimum."""
+    from optsched.chain import partition
+    monkeypatch.setattr(partition, "_block", lambda n: block)
+    rng = np.random.default_rng(block)
+    for _ in range(20):
+        n, K = int(rng.integers(1, 8)), int(rng.integers(1, 4))
+        w = list(rng.integers(0, 9, n).astype(float))
+        s = list(rng.choice([0.5, 1.0, 2.0], K))
+        cost = np.concatenate([[0.0], rng.choice([0.0, 1.0, 2.5, np.inf], n - 1), [0.0]])
+        assert min_max_dp(w, s, cut_cost=cost).value == pytest.approx(brute_min_max(w, s, cost).value, rel=1e-12)
+        P = prefix_sums(w)
+        part = min_sum_partition(n, K, lambda k, a, b: (P[b] - P[a]) ** 2 / s[k])
+        best = min(sum((P[b[k + 1]] - P[b[k]]) ** 2 / s[k] for k in range(K))
+                   for inner in itertools.combinations_with_replacement(range(n + 1), K - 1)
+                   for b in [(0, *inner, n)])
+        assert part.value == pytest.approx(best, rel=1e-12)
