@@ -91,8 +91,10 @@ def dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     status ``optimal`` (states count devices per cluster: relabelling devices inside a cluster
     preserves every cost). On other graphs ALG = the minimum over plans whose stages take
     consecutive blocks of the device order 0..N-1 (idle devices last), status ``feasible``
-    (OPT <= ALG). Complexity: ``bottleneck`` O(K keys successors n^2) with numpy (keys: N R on
-    uniform graphs, prod_c (G_c + 1)^2 on clusters of sizes G_c, N R in block order);
+    (OPT <= ALG). Complexity: ``bottleneck`` a threshold search of about 55 probes (fewer on short
+    chains), each O(N R log n) on uniform graphs with K free, O(K (n log n + R n)) with K fixed,
+    O(K keys successors n) otherwise (keys: N R on uniform graphs, prod_c (G_c + 1)^2 on clusters
+    of sizes G_c, N R in block order); no n x n matrix;
     ``sync-estimate`` a label-setting DP over the same states, pruned by a completion bound (see
     :mod:`.dp`). [ours]
 
