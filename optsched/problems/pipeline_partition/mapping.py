@@ -19,10 +19,12 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
   objectives are non-decreasing in every transfer time). The DP engine of :mod:`.dp` runs on it
   unchanged, so it is exact over every plan. Keys: uniform graph of N devices O(N^2); S servers of
   G devices C(S + (G+1)(G+2)/2 - 1, S); a tree without symmetry up to 3^N.
-* :class:`Relaxed`: a lower bound. Every device at the fastest speed and largest memory, every
-  transfer at the largest bandwidth b_max, and a group of r devices at the best bandwidth any r
-  devices have (the highest level of a cluster with >= r devices). Each cost only falls and every
-  plan stays feasible, so its optimum (the uniform chain DP, O(N^2) keys) is <= OPT.
+* :class:`Relaxed`: a lower bound. Every device at the fastest speed and largest memory, a group
+  of r devices at the best bandwidth any r devices have (the highest level of a cluster with >= r
+  devices), and the transfer between consecutive groups of r and r' devices at the best bandwidth
+  of r + r' devices (the transfer bandwidth is the level of the smallest cluster holding both
+  groups). Each cost only falls and every plan stays feasible, so its optimum (the uniform chain
+  DP, O(N^2) keys) is <= OPT.
 * ``map-bb``: incumbent = ``dp`` over the dendrogram's leaf order (:func:`tree_order`), bound =
   :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`, polling the
   context's clock; at the limit, status ``time_limit`` with the incumbent and the bound.
@@ -329,6 +331,13 @@ class Relaxed(UniformOrder):
         r = key[1]
         return Group(r, self.speed, self.best_bw[r], self.memory)
 
+    def successors(self, key):
+        # cross(g, g2) is the level of the smallest cluster holding g and g2, so at most the best
+        # bandwidth r + r2 devices have
+        u, r = key
+        return [((u - r, r2), min(self.bw, self.best_bw[r + r2]))
+                for r2 in range(1, min(self.instance.replica_limit, u - r) + 1)]
+
     def fits(self, key, stages):
         if self.ctx is not None:
             self.ctx.check_time()
@@ -397,7 +406,11 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
         return _plan_outcome(instance, plan, "optimal", value, phase="uniform graph", **stats)
     incumbent = None if plan is None else _plan_outcome(instance, plan, "time_limit", None, phase="incumbent")
     try:
-        bound = _solve(instance, Relaxed(instance, ctx), objective)[0]
+        relaxed = Relaxed(instance, ctx)
+        if objective == "bottleneck":
+            bound = bottleneck_dp(instance, relaxed)[0]
+        else:  # the incumbent's value prunes; returned only when no relaxed plan is below it
+            bound = label_dp(instance, relaxed, objective, incumbent=(value, None))[0]
     except TimeLimitReached:
         raise TimeLimitReached("time limit reached before the relaxation bound", incumbent) from None
     if not math.isfinite(bound):
