@@ -406,7 +406,7 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
         return _plan_outcome(instance, plan, "optimal", value, phase="uniform graph", **stats)
     incumbent = None if plan is None else _plan_outcome(instance, plan, "time_limit", None, phase="incumbent")
     try:
-        relaxed = Relaxed(instance, ctx)
+        relaxed = RelaxedRuns(instance, ctx)
         if objective == "bottleneck":
             bound = bottleneck_dp(instance, relaxed)[0]
         else:  # the incumbent's value prunes; returned only when no relaxed plan is below it
@@ -478,3 +478,53 @@ def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
     exact = instance.is_uniform
     return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
                          device_order=tree_order(instance), bandwidth_spread=spread(instance), **stats)
+
+
+class RelaxedRuns(Relaxed):
+    """:class:`Relaxed` that also knows the tree's top split: a transfer faster than the root's
+    level b_0 joins two groups inside one child of the root (Lemma 2), so a *run* of consecutive
+    stages linked by such transfers lies in one child and holds at most ``cap`` devices (the
+    largest child); a transfer between runs is at exactly b_0. Key (u, r, s): the suffix uses u
+    devices, its first group r, and the run that starts with that group s (s = r: the run ends
+    with it). Still a relaxation: any plan's runs satisfy these rules, and each of its costs is at
+    least the relaxed one. O(N^2 cap) keys."""
+
+    def __init__(self, instance: PipelinePartitionInstance, ctx: SolveContext | None = None):
+        super().__init__(instance, ctx)
+        root = dendrogram(instance.widest)
+        self.root_level = root.level
+        self.cap = max((len(c.devices) for c in root.children), default=1)
+        inner = [INF, INF] + [0.0] * (instance.num_devices - 1)
+
+        def walk(c: Cluster):
+            for r in range(2, len(c.devices) + 1):
+                inner[r] = max(inner[r], c.level)
+            for k in c.children:
+                walk(k)
+        for c in root.children:
+            walk(c)
+        self.inner = inner
+        N, R = instance.num_devices, instance.replica_limit
+        self._keys = [(u, r, s) for u in range(1, N + 1) for r in range(1, min(R, u) + 1)
+                      for s in (range(r, min(self.cap, u) + 1) if r <= self.cap else (r,))]
+
+    def group(self, key):
+        return super().group(key[:2])
+
+    def successors(self, key):
+        u, r, s = key
+        R = self.instance.replica_limit
+        if s > r:  # the run goes on: the next group opens a run of s - r devices
+            return [((u - r, r2, s - r), min(self.bw, self.inner[r + r2]))
+                    for r2 in range(1, min(R, u - r, s - r) + 1)]
+        return [((u - r, r2, s2), self.root_level) for r2 in range(1, min(R, u - r) + 1)
+                for s2 in (range(r2, min(self.cap, u - r) + 1) if r2 <= self.cap else (r2,))]
+
+    def fits(self, key, stages):
+        u, r, s = key
+        if stages == 1 and s != r:
+            return False
+        return super().fits((u, r), stages)
+
+    def realize(self, keys):
+        return super().realize([k[:2] for k in keys])
