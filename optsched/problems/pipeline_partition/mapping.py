@@ -40,14 +40,18 @@ import math
 
 import numpy as np
 
-from optsched.core.solving import SolveContext
+from optsched.core.errors import Infeasible
+from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.pipeline import costs
 from optsched.workloads.topology import Cluster, dendrogram, is_ultrametric
 
+from .algorithms import _optimized, _plan_outcome
+from .dp import bottleneck_dp, label_dp, solve_order, why_infeasible
 from .instance import PipelinePartitionInstance
 from .spaces import BlockOrder, Group, SearchSpace, UniformOrder
 
-__all__ = ["Orbits", "Relaxed", "tree_order", "spread", "identical_devices", "TreeSymmetry"]
+__all__ = ["Orbits", "Relaxed", "RelaxedRuns", "TreeSymmetry", "tree_order", "tree_space", "spread",
+           "identical_devices", "map_bb", "tree_order_dp"]
 
 INF = math.inf
 FREE, USED, GROUP, MARK = 0, 1, 2, 3
@@ -390,12 +394,6 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     >>> r.status, round(float(r.objective), 6), bool(r.objective == optsched.solve(inst, "subset-dp").objective)
     ('optimal', 2.5, True)
     """
-    from optsched.core.errors import Infeasible
-    from optsched.core.solving import TimeLimitReached
-
-    from .algorithms import _optimized, _plan_outcome
-    from .dp import bottleneck_dp, label_dp, why_infeasible
-
     check_ultrametric(instance)
     objective = _optimized(instance)
     space = tree_space(instance, ctx)
@@ -441,9 +439,6 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
 def _solve(instance, space, objective):
     """(value, plan or None, stats) of the engine of :mod:`.dp` on ``space`` (inf, None when no
     plan of the space fits memory)."""
-    from optsched.core.errors import Infeasible
-
-    from .dp import solve_order
     try:
         return solve_order(instance, space, objective)
     except Infeasible:
@@ -467,11 +462,6 @@ def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
     >>> r.status, r.stats["bandwidth_spread"], bool(r.objective <= 10 * opt)
     ('feasible', 10.0, True)
     """
-    from optsched.core.errors import Infeasible
-
-    from .algorithms import _optimized, _plan_outcome
-    from .dp import why_infeasible
-
     value, plan, stats = _solve(instance, tree_space(instance, ctx), _optimized(instance))
     if plan is None:
         raise Infeasible(why_infeasible(instance))
