@@ -397,7 +397,7 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     check_ultrametric(instance)
     objective = _optimized(instance)
     space = tree_space(instance, ctx)
-    value, plan, stats = _solve(instance, space, objective)
+    value, plan, stats = _incumbent(instance, space, objective)
     if instance.is_uniform:  # the uniform space covers every plan
         if plan is None:
             raise Infeasible(why_infeasible(instance))
@@ -434,6 +434,22 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
         raise Infeasible(why_infeasible(instance))
     return _plan_outcome(instance, best_plan, "optimal", best, phase="orbit DP", relaxation_bound=bound,
                          incumbent_value=value, orbit_keys=len(orbits.keys()))
+
+
+def _incumbent(instance, space, objective):
+    """The optimum over ``space`` (value, plan or None, stats), as :func:`.dp.solve_order` computes
+    it; for ``sync-estimate`` a time limit inside the label DP is re-raised with the bottleneck
+    DP's plan (a plan of the space, costed by the model) as the incumbent."""
+    bvalue, bplan = bottleneck_dp(instance, space)
+    if bplan is None or objective == "bottleneck":
+        return (bvalue, bplan, {}) if bplan is not None else (INF, None, {})
+    st = costs.stage_times_of(instance, bplan.bounds, bplan.groups)
+    start = (costs.sync_estimate(st, instance.microbatches), bplan)
+    try:
+        return label_dp(instance, space, objective, incumbent=start)
+    except TimeLimitReached:
+        raise TimeLimitReached("time limit reached in the incumbent's label DP",
+                               _plan_outcome(instance, bplan, "time_limit", None, phase="incumbent")) from None
 
 
 def _solve(instance, space, objective):
