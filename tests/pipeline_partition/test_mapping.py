@@ -17,8 +17,8 @@ from optsched.pipeline import costs
 from optsched.problems.pipeline_partition.dp import bottleneck_dp, label_dp, solve_order
 from optsched.problems.pipeline_partition.generate import chain_instance, generate
 from optsched.problems.pipeline_partition.instance import check
-from optsched.problems.pipeline_partition.mapping import (Orbits, Relaxed, RelaxedRuns, TreeSymmetry, spread,
-                                                          tree_order)
+from optsched.problems.pipeline_partition.mapping import (Orbits, Relaxed, RelaxedRuns, TreeSymmetry, simple_bound,
+                                                          spread, tree_order)
 
 TOPOLOGIES = ("random:5:0.4", "two-level:2x2:10:1", "pcie:2x1x2:15:9:4", "torus:2x3:10:4", "random:6:0.2",
               "pcie-1x1x2x2:4", "ring:4:3")
@@ -117,6 +117,7 @@ def test_relaxation_is_a_lower_bound_and_can_be_strict():
             bounds.append(lb)
         assert bounds[1] >= bounds[0] - objective_tolerance(opt)  # the runs only tighten it
         gaps.append(opt - bounds[1])
+        assert simple_bound(inst, inst.objective) <= bounds[0] + objective_tolerance(opt)
     assert max(gaps) > 0  # the bound is not the optimum everywhere: the orbit DP is needed
 
 

@@ -49,6 +49,7 @@ from .algorithms import _optimized, _plan_outcome
 from .dp import bottleneck_dp, label_dp, solve_order, why_infeasible
 from .instance import PipelinePartitionInstance
 from .spaces import BlockOrder, Group, SearchSpace, UniformOrder
+from .stages import StageCosts
 
 __all__ = ["Orbits", "Relaxed", "RelaxedRuns", "TreeSymmetry", "tree_order", "tree_space", "spread",
            "identical_devices", "map_bb", "tree_order_dp"]
@@ -410,7 +411,10 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
         else:  # the incumbent's value prunes; returned only when no relaxed plan is below it
             bound = label_dp(instance, relaxed, objective, incumbent=(value, None))[0]
     except TimeLimitReached:
-        raise TimeLimitReached("time limit reached before the relaxation bound", incumbent) from None
+        if incumbent is None:
+            raise TimeLimitReached("time limit reached before the relaxation bound", None) from None
+        return _plan_outcome(instance, plan, "time_limit", simple_bound(instance, objective),
+                             phase="incumbent; relaxation stopped at the time limit (search-free bound)")
     if not math.isfinite(bound):
         raise Infeasible(why_infeasible(instance) + " (even the relaxation has no plan)")
     if plan is not None and value <= bound * (1 + 1e-12):
@@ -436,6 +440,19 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
                          incumbent_value=value, orbit_keys=len(orbits.keys()))
 
 
+def simple_bound(instance: PipelinePartitionInstance, objective: str) -> float:
+    """A bound that needs no search, for results stopped before the relaxation: G = the min-max
+    of sum (F + B) / (replicas x fastest speed) over the chain on N devices (no all-reduce, no
+    transfers, no memory; ``StageCosts.prefix_minmax``) bounds every plan's max_k (F_k + B_k), and
+    sum_k (F_k + B_k) >= total work / (N x fastest speed). ``bottleneck`` >= G; ``sync-estimate``
+    >= work / (N s_max) + (M - 1) G. O(N R n^2)."""
+    ch = StageCosts(instance)
+    top = float(ch.prefix_minmax[instance.num_devices][ch.n])
+    if objective == "bottleneck":
+        return top
+    return float(ch.work[ch.n]) / (instance.num_devices * ch.max_speed) + (instance.microbatches - 1) * top
+
+
 def _incumbent(instance, space, objective):
     """The optimum over ``space`` (value, plan or None, stats), as :func:`.dp.solve_order` computes
     it; for ``sync-estimate`` a time limit inside the label DP is re-raised with the bottleneck
@@ -448,8 +465,9 @@ def _incumbent(instance, space, objective):
     try:
         return label_dp(instance, space, objective, incumbent=start)
     except TimeLimitReached:
-        raise TimeLimitReached("time limit reached in the incumbent's label DP",
-                               _plan_outcome(instance, bplan, "time_limit", None, phase="incumbent")) from None
+        raise TimeLimitReached("time limit reached in the incumbent's label DP", _plan_outcome(
+            instance, bplan, "time_limit", simple_bound(instance, objective),
+            phase="bottleneck DP's plan; label DP stopped at the time limit (search-free bound)")) from None
 
 
 def _solve(instance, space, objective):
