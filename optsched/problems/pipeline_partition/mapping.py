@@ -381,7 +381,7 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     """Exact partition + replication + mapping on any device graph: ALG = OPT (status ``optimal``),
     or at the time limit the incumbent with a proven bound.
 
-    Incumbent: ``dp`` over the dendrogram's leaf order; bound: the :class:`Relaxed` chain DP
+    Incumbent: ``dp`` over the dendrogram's leaf order; bound: the :class:`RelaxedRuns` chain DP
     (<= OPT); when they meet the incumbent is optimal, otherwise the chain DP over
     :class:`Orbits` (device sets up to the dendrogram's automorphisms) decides. Complexity: the
     engine of :mod:`.dp` over O(N^2) keys for the bound and incumbent, then over the orbits
@@ -413,7 +413,7 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     except TimeLimitReached:
         if incumbent is None:
             raise TimeLimitReached("time limit reached before the relaxation bound", None) from None
-        return _plan_outcome(instance, plan, "time_limit", simple_bound(instance, objective),
+        return _plan_outcome(instance, plan, "time_limit", _bound(instance, simple_bound(instance, objective)),
                              phase="incumbent; relaxation stopped at the time limit (search-free bound)")
     if not math.isfinite(bound):
         raise Infeasible(why_infeasible(instance) + " (even the relaxation has no plan)")
@@ -432,12 +432,19 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     except TimeLimitReached:
         if incumbent is None:
             raise TimeLimitReached("time limit reached before any plan", None) from None
-        return _plan_outcome(instance, plan, "time_limit", bound, phase="orbit DP stopped at the time limit",
+        return _plan_outcome(instance, plan, "time_limit", _bound(instance, bound),
+                             phase="orbit DP stopped at the time limit",
                              relaxation_bound=bound, orbit_keys=len(orbits._keys or ()))
     if best_plan is None:
         raise Infeasible(why_infeasible(instance))
     return _plan_outcome(instance, best_plan, "optimal", best, phase="orbit DP", relaxation_bound=bound,
                          incumbent_value=value, orbit_keys=len(orbits.keys()))
+
+
+def _bound(instance: PipelinePartitionInstance, value: float) -> float | None:
+    """A bound of the optimized objective is one of the instance's, except for ``sync`` (the
+    simulated makespan is evaluated, not optimized: no bound)."""
+    return None if instance.objective == "sync" else value
 
 
 def simple_bound(instance: PipelinePartitionInstance, objective: str) -> float:
@@ -466,7 +473,7 @@ def _incumbent(instance, space, objective):
         return label_dp(instance, space, objective, incumbent=start)
     except TimeLimitReached:
         raise TimeLimitReached("time limit reached in the incumbent's label DP", _plan_outcome(
-            instance, bplan, "time_limit", simple_bound(instance, objective),
+            instance, bplan, "time_limit", _bound(instance, simple_bound(instance, objective)),
             phase="bottleneck DP's plan; label DP stopped at the time limit (search-free bound)")) from None
 
 
