@@ -11,6 +11,34 @@ Presets (spec ``pipeline.md``; bandwidth figures in GB/s, 1 GB = 1e9 bytes):
 * ``random:N[:P]``: a seeded connected random graph (a random spanning tree plus each other pair
   with probability P, default 0.3), bandwidths drawn from {1, 10, 25} GB/s [ours].
 
+Published machines (sources in :data:`SOURCES`; per direction, 1 GB/s = 1e9 bytes/s):
+
+* ``dgx1``: NVIDIA DGX-1 with eight V100 (16 GB), the hybrid cube-mesh: two fully connected
+  quads {0..3}, {4..7} plus the links i -- i + 4; eight of the sixteen GPU pairs have two NVLinks
+  (50 GB/s), the others one (25 GB/s) [paper: DGX-1 V100 whitepaper; the pair table is
+  ``nvidia-smi topo -m`` of a DGX-1V]; the twelve pairs without NVLink talk over PCIe 3.0 x16 and
+  QPI, 15.75 GB/s (the narrower of the two published link rates) [ours: no contention];
+* ``dgx2``: NVIDIA DGX-2, sixteen V100 (32 GB) on NVSwitch, every pair at 150 GB/s (six NVLinks
+  of 25 GB/s per GPU) [paper: DGX-2 datasheet];
+* ``pcie:SxWxG[:PIX:PHB:SYS]``: S CPU sockets, W PCIe switches per socket, G GPUs per switch;
+  a pair under one switch talks at PIX, under one socket at min(PIX, PHB), across sockets at
+  min(PIX, PHB, SYS) (the narrowest link of its tree path, no contention [ours]); defaults 15.75 =
+  PCIe 3.0 x16 [spec: PCI-SIG], 15.75 (the switch's x16 uplink), 19.2 = QPI 9.6 GT/s [paper: Intel
+  Xeon E5 v4 datasheet], so with the published link rates a PCIe tree is uniform at 15.75 GB/s:
+  its levels differ only with measured (contended) figures given as PIX:PHB:SYS;
+* ``dgx1xS[:IB]``, ``dgx2xS[:IB]``, ``pcie-SxWxGxH[:IB]``: H (or S) such servers, every pair
+  of GPUs in different servers at IB (default 12.5 GB/s = one 100 Gb/s EDR InfiniBand port per
+  GPU pair [paper: DGX-1 has four, DGX-2 eight such ports]; cross-server links are [ours] as one
+  link per pair, no contention);
+* ``torus:RxC:BW[:BWY]``: an R x C two-dimensional torus (wrap-around links; a dimension of size
+  2 has one link, of size 1 none), row links at BW, column links at BWY (default BW) [ours].
+
+How optsched routes (the same for every graph, [ours]): two devices talk at the *widest path*
+bandwidth between them, so a NVLink graph that connects all devices at one rate is uniform for
+the cost model. On the DGX-1 the double links form the Hamiltonian cycle 0-3-2-1-5-6-7-4-0, so
+every pair reaches every other over 50 GB/s links: under widest-path routing a DGX-1 is a
+uniform 50 GB/s graph (``DeviceGraph.direct`` keeps the per-pair link table, 0 where no link).
+
 Every GPU has speed 1 and 16 GB (DAPPLE's constant [code]) unless a user graph says otherwise.
 User graphs are JSON::
 
@@ -40,13 +68,34 @@ import numpy as np
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
 
-__all__ = ["DeviceGraph", "topology", "load_topology", "widest_paths", "GB", "PRESET_NAMES"]
+__all__ = ["DeviceGraph", "topology", "load_topology", "widest_paths", "GB", "PRESET_NAMES", "SOURCES",
+           "Cluster", "dendrogram", "is_ultrametric"]
 
 GB = 1e9
 NVLINK_GB_S = 25.0
 ETHERNET_GB_S = 1.0
 GPU_MEMORY_GB = 16.0
-PRESET_NAMES = ("nvlink:N", "two-level:SxG[:INTRA:INTER]", "flat:N:BW", "ring:N:BW", "random:N[:P]")
+PRESET_NAMES = ("nvlink:N", "two-level:SxG[:INTRA:INTER]", "flat:N:BW", "ring:N:BW", "random:N[:P]", "dgx1", "dgx2",
+                "pcie:SxWxG[:PIX:PHB:SYS]", "dgx1xS[:IB]", "dgx2xS[:IB]", "pcie-SxWxGxH[:IB]", "torus:RxC:BW[:BWY]")
+
+# Published link rates (GB/s per direction) and where each comes from.
+NVLINK2_GB_S = 25.0       # one NVLink 2.0 link (V100)
+PCIE3_X16_GB_S = 15.75    # 8 GT/s x 16 lanes x 128/130 / 8
+QPI_GB_S = 19.2           # 9.6 GT/s x 2 bytes
+EDR_IB_GB_S = 12.5        # 100 Gb/s
+DGX2_NVSWITCH_GB_S = 150.0  # six NVLink 2.0 links per GPU into the NVSwitch fabric
+SOURCES = {
+    "nvlink2": "NVIDIA, 'NVIDIA DGX-1 With Tesla V100 System Architecture' whitepaper (WP-08437-002, 2017): "
+               "six NVLinks per V100, 25 GB/s per direction each; hybrid cube-mesh, some pairs with two links",
+    "dgx1-pairs": "nvidia-smi topo -m of a DGX-1V: NV2 on 0-3, 0-4, 1-2, 1-5, 2-3, 4-7, 5-6, 6-7; NV1 on 0-1, "
+                  "0-2, 1-3, 2-6, 3-7, 4-5, 4-6, 5-7; SYS (PCIe + QPI) elsewhere",
+    "dgx2": "NVIDIA DGX-2 datasheet (2018): 16 V100 32 GB, NVSwitch, 300 GB/s bidirectional per GPU",
+    "pcie3": "PCI-SIG PCI Express Base 3.0: 8 GT/s per lane, 128b/130b encoding; x16 = 15.75 GB/s per direction",
+    "qpi": "Intel Xeon E5-2600 v4 datasheet: QPI at 9.6 GT/s = 19.2 GB/s per direction per link",
+    "edr-ib": "InfiniBand EDR: 100 Gb/s per port; DGX-1 has four ports, DGX-2 eight (the whitepapers above)",
+}
+DGX1_DOUBLE = ((0, 3), (0, 4), (1, 2), (1, 5), (2, 3), (4, 7), (5, 6), (6, 7))
+DGX1_SINGLE = ((0, 1), (0, 2), (1, 3), (2, 6), (3, 7), (4, 5), (4, 6), (5, 7))
 
 
 def widest_paths(num_devices: int, links) -> np.ndarray:
@@ -103,6 +152,15 @@ class DeviceGraph:
     def widest(self) -> np.ndarray:
         return widest_paths(self.num_devices, self.links)
 
+    @cached_property
+    def direct(self) -> np.ndarray:
+        """The per-pair link bandwidth (the widest parallel link; 0 where no link; diagonal inf)."""
+        w = np.zeros((self.num_devices, self.num_devices))
+        for a, b, bw in self.links:
+            w[a, b] = w[b, a] = max(w[a, b], bw)
+        np.fill_diagonal(w, np.inf)
+        return w
+
     def to_networkx(self):
         """The graph as a ``networkx.Graph`` (node attributes speed, memory_bytes; edge bandwidth)."""
         import networkx as nx
@@ -151,11 +209,12 @@ def _positive(text: str, spec: str) -> float:
     return v
 
 
-def topology(spec: str, *, seed: int = 0, memory_gb: float = GPU_MEMORY_GB) -> DeviceGraph:
-    """A preset device graph by name (see the module docstring)."""
+def topology(spec: str, *, seed: int = 0, memory_gb: float | None = None) -> DeviceGraph:
+    """A preset device graph by name (see the module docstring); ``memory_gb`` per GPU (default
+    the preset's: 16, 32 for ``dgx2``)."""
     kind, _, rest = spec.partition(":")
     parts = rest.split(":") if rest else []
-    mem = memory_gb * GB
+    mem = (memory_gb or GPU_MEMORY_GB) * GB
     if kind == "nvlink" and len(parts) == 1:
         n = _ints(parts[0], spec)
         links = _complete(n, NVLINK_GB_S)
@@ -191,10 +250,130 @@ def topology(spec: str, *, seed: int = 0, memory_gb: float = GPU_MEMORY_GB) -> D
                 if (a, b) not in edges and rng.random() < p:
                     edges[a, b] = float(rng.choice(choices))
         links = [(a, b, bw * GB) for (a, b), bw in sorted(edges.items())]
+    elif kind in ("dgx1", "dgx2") and not parts:
+        n, links, mem = _server(kind, spec, memory_gb)
+    elif kind.startswith(("dgx1x", "dgx2x")) and len(parts) <= 1:
+        servers = _ints(kind[5:], spec)
+        size, base, mem = _server(kind[:4], spec, memory_gb)
+        ib = _positive(parts[0], spec) if parts else EDR_IB_GB_S
+        n, links = _multi(servers, size, base, ib)
+    elif kind == "pcie" and len(parts) in (1, 4):
+        sockets, switches, gpus = _dims(parts[0], 3, spec, "pcie:SxWxG[:PIX:PHB:SYS]")
+        bws = [_positive(v, spec) for v in parts[1:]] if len(parts) == 4 else None
+        n, links = _pcie(sockets, switches, gpus, bws)
+    elif kind.startswith("pcie-") and len(parts) <= 1:
+        sockets, switches, gpus, servers = _dims(kind[5:], 4, spec, "pcie-SxWxGxH[:IB]")
+        size, base = _pcie(sockets, switches, gpus, None)
+        n, links = _multi(servers, size, base, _positive(parts[0], spec) if parts else EDR_IB_GB_S)
+    elif kind == "torus" and len(parts) in (2, 3):
+        rows, cols = _dims(parts[0], 2, spec, "torus:RxC:BW[:BWY]")
+        bx = _positive(parts[1], spec)
+        by = _positive(parts[2], spec) if len(parts) == 3 else bx
+        n = rows * cols
+        edges: dict = {}
+        for r in range(rows):
+            for c in range(cols):
+                d = r * cols + c
+                for e, bw in ((r * cols + (c + 1) % cols, bx), (((r + 1) % rows) * cols + c, by)):
+                    if e != d:
+                        edges[min(d, e), max(d, e)] = bw * GB
+        links = [(a, b, bw) for (a, b), bw in sorted(edges.items())]
     else:
         raise InvalidInstanceError("topology", "topology", f"unknown device graph {spec!r}; presets: "
                                    + ", ".join(PRESET_NAMES) + ", or a JSON file")
     return DeviceGraph(speed=(1.0,) * n, memory_bytes=(mem,) * n, links=tuple(links), name=spec)
+
+
+def _dims(text: str, count: int, spec: str, form: str) -> tuple[int, ...]:
+    values = text.split("x")
+    if len(values) != count:
+        raise InvalidInstanceError("topology", "topology", f"{spec!r}: expected {form}")
+    return tuple(_ints(v, spec) for v in values)
+
+
+def _server(kind: str, spec: str, memory_gb: float) -> tuple[int, list, float]:
+    """(devices, links in bytes/s, memory per GPU in bytes) of one DGX server (module docstring)."""
+    if kind == "dgx2":
+        return 16, _complete(16, DGX2_NVSWITCH_GB_S), (memory_gb or 32.0) * GB
+    nv = {pair: 2 * NVLINK2_GB_S for pair in DGX1_DOUBLE} | {pair: NVLINK2_GB_S for pair in DGX1_SINGLE}
+    host = min(PCIE3_X16_GB_S, QPI_GB_S)
+    links = [(a, b, nv.get((a, b), host) * GB) for a in range(8) for b in range(a + 1, 8)]
+    return 8, links, (memory_gb or GPU_MEMORY_GB) * GB
+
+
+def _pcie(sockets: int, switches: int, gpus: int, bws) -> tuple[int, list]:
+    pix, phb, sys_ = bws if bws else (PCIE3_X16_GB_S, PCIE3_X16_GB_S, QPI_GB_S)
+    n = sockets * switches * gpus
+    links = []
+    for a in range(n):  # a pair's path crosses the links below its lowest common switch/socket
+        for b in range(a + 1, n):
+            if a // gpus == b // gpus:
+                bw = pix
+            elif a // (gpus * switches) == b // (gpus * switches):
+                bw = min(pix, phb)
+            else:
+                bw = min(pix, phb, sys_)
+            links.append((a, b, bw * GB))
+    return n, links
+
+
+def _multi(servers: int, size: int, base: list, ib_gb_s: float) -> tuple[int, list]:
+    """``servers`` copies of a server (devices s*size..), every cross-server pair at ``ib_gb_s``."""
+    links = [(a + s * size, b + s * size, bw) for s in range(servers) for a, b, bw in base]
+    links += [(a, b, ib_gb_s * GB) for a in range(servers * size) for b in range(a + 1, servers * size)
+              if a // size != b // size]
+    return servers * size, sorted(links)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A node of the bandwidth dendrogram: ``devices`` (sorted), the bandwidth ``level`` at which
+    any two of them talk when they lie in different ``children`` (inf for one device)."""
+
+    devices: tuple[int, ...]
+    level: float
+    children: tuple["Cluster", ...] = ()
+
+
+def is_ultrametric(w: np.ndarray, rel_tol: float = 0.0) -> bool:
+    """Whether w[a, c] >= min(w[a, b], w[b, c]) for all a, b, c (true of every widest-path matrix).
+
+    >>> is_ultrametric(topology("ring:5:3").widest), is_ultrametric(topology("dgx1").direct)
+    (True, False)
+    """
+    n = w.shape[0]
+    for b in range(n):
+        if np.any(w < np.minimum(w[:, b:b + 1], w[b:b + 1, :]) * (1 - rel_tol)):
+            return False
+    return True
+
+
+def dendrogram(w: np.ndarray, devices=None) -> Cluster:
+    """The hierarchy of an ultrametric bandwidth matrix (a widest-path matrix is one).
+
+    The root holds every device at level = the smallest bandwidth between two of them; its
+    children are the classes of "talk faster than that level" (an equivalence relation exactly
+    because w is an ultrametric), recursively. Two devices then talk at the level of the smallest
+    cluster holding both, and any cross or group bandwidth of the cost model (a minimum over
+    pairs) is the level of the smallest cluster holding all the devices involved. O(N^3).
+
+    >>> t = dendrogram(topology("two-level:2x2:25:1").widest)
+    >>> t.level / GB, [c.devices for c in t.children], t.children[0].level / GB
+    (1.0, [(0, 1), (2, 3)], 25.0)
+    """
+    devices = tuple(range(w.shape[0])) if devices is None else tuple(sorted(devices))
+    if len(devices) == 1:
+        return Cluster(devices, np.inf)
+    sub = w[np.ix_(devices, devices)]
+    level = float(sub[~np.eye(len(devices), dtype=bool)].min())
+    parts, seen = [], set()
+    for i, d in enumerate(devices):
+        if d in seen:
+            continue
+        members = tuple(devices[j] for j in range(len(devices)) if sub[i, j] > level)
+        seen.update(members)
+        parts.append(members)
+    return Cluster(devices, level, tuple(dendrogram(w, p) for p in parts))
 
 
 def load_topology(path: str | Path) -> DeviceGraph:

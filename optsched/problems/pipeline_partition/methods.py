@@ -54,3 +54,31 @@ PROBLEM.method("pipedream", kind="baseline", fidelity="code", applicable=_fixed_
 PROBLEM.method("dapple", kind="baseline", fidelity="reconstruction", applicable=_fixed_k_free,
                summary="DAPPLE-style: per K, balanced stages with N//K replicas, latency estimate")(algorithms.dapple)
 
+
+
+# -- device mapping on arbitrary graphs (mapping.py) ---------------------------------------------
+from optsched.core.registry import Guarantee  # noqa: E402
+
+from . import mapping as _mapping  # noqa: E402
+
+
+def _spread_applies(inst) -> tuple[bool, str]:
+    if inst.objective == "sync":
+        return False, "the factor is proved for bottleneck and sync-estimate, not the simulated makespan"
+    if not _mapping.identical_devices(inst):
+        return False, "the factor needs identical devices (speed and memory)"
+    return True, f"identical devices, bandwidth spread {_mapping.spread(inst):.6g}"
+
+
+PROBLEM.method("map-bb", kind="exact", fidelity="ours",
+               summary="exact mapping on any graph: relaxation bound + tree-order incumbent, then the chain DP "
+                       "over device sets up to the bandwidth tree's automorphisms")(_mapping.map_bb)
+
+PROBLEM.method("tree-order-dp", kind="approximation", fidelity="ours",
+               summary="dp over the bandwidth tree's leaf order; ALG <= (b_max / b_min) OPT (identical devices)",
+               guarantee=Guarantee(
+                   form="multiplicative", sense="<=", value=_mapping.spread, reference="OPT",
+                   statement="ALG <= (b_max / b_min) OPT, b_max/b_min = largest/smallest widest-path bandwidth "
+                             "between two devices; identical devices; bottleneck and sync-estimate",
+                   source="ours", proof="docs/pipeline_partition.md#tree-order-dp",
+                   applies=_spread_applies))(_mapping.tree_order_dp)
