@@ -203,3 +203,17 @@ def test_orbit_successors_keep_the_widest_transfer():
     assert _close(value, truth) and _close(truth, 3.0)
     w = inst.widest
     assert w[plan.groups[0][0], plan.groups[1][0]] == 10e9
+
+
+def test_dp_on_many_servers_falls_back_to_block_order_and_says_so():
+    """two-level:4x8 would need 45^4 clustered keys: dp searches the block order (feasible, not
+    optimal) and map-bb, the exact method there, is never worse."""
+    from optsched.problems.pipeline_partition.generate import chain_instance
+    from optsched.problems.pipeline_partition.spaces import CLUSTERED_MAX_KEYS, clustered_key_count
+
+    assert clustered_key_count([list(range(8))] * 4) > CLUSTERED_MAX_KEYS >= clustered_key_count([list(range(8))] * 3)
+    inst = chain_instance([1.0, 2.0, 3.0, 1.0, 2.0, 2.0], topology="two-level:4x8")
+    fast = optsched.solve(inst, "dp")
+    assert fast.status == "feasible"
+    exact = optsched.solve(inst, "map-bb", time_limit=60)
+    assert exact.status == "optimal" and exact.objective <= fast.objective * (1 + 1e-12)

@@ -323,14 +323,30 @@ class Subsets(SearchSpace):
         return [self.members[g] for _, g in keys]
 
 
+#: the most keys :class:`Clustered` may build (about prod_c (G_c + 1)(G_c + 2) / 2); beyond it
+#: ``dp`` searches the block order instead and says so (status ``feasible``). 4 servers of 8 GPUs
+#: would need 45^4 = 4.1 million keys; ``map-bb`` is the exact method there. [ours]
+CLUSTERED_MAX_KEYS = 200_000
+
+
+def clustered_key_count(clusters: list[list[int]]) -> int:
+    """The number of (suffix counts, group counts) keys of :class:`Clustered` without the
+    replication limit: per cluster of size G, the pairs g <= u <= G."""
+    count = 1
+    for c in clusters:
+        count *= (len(c) + 1) * (len(c) + 2) // 2
+    return count
+
+
 def order_space(instance: PipelinePartitionInstance, order=None) -> SearchSpace:
     """The search space of ``dp``: every plan on a uniform or clustered graph (exact), else the
-    plans on consecutive blocks of ``order`` (default 0..N-1)."""
+    plans on consecutive blocks of ``order`` (default 0..N-1). A clustered graph whose exact
+    space would exceed :data:`CLUSTERED_MAX_KEYS` keys is searched in block order too."""
     order = list(range(instance.num_devices)) if order is None else list(order)
     if instance.is_uniform:
         return UniformOrder(instance, order)
     clustered = clusters_of(instance)
-    if clustered is not None:
+    if clustered is not None and clustered_key_count(clustered[0]) <= CLUSTERED_MAX_KEYS:
         return Clustered(instance, *clustered)
     return BlockOrder(instance, order)
 
