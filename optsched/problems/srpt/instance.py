@@ -77,29 +77,71 @@ class SrptJob(Record):
         self.require(self.predicted_iterations > 0 and math.isfinite(self.predicted_iterations),
                      "predicted_iterations", "must be finite and > 0", self.predicted_iterations)
         g = self.gpus
+        if (g, self.edges) in _VALID_EDGES:
+            return   # the same graph was checked for another job of the same kind
         if all(0 <= u < g and 0 <= v < g and u != v and 0 <= w < math.inf for u, v, w in self.edges):
+            if len(_VALID_EDGES) >= _EDGE_CACHE_MAX:
+                _VALID_EDGES.clear()
+            _VALID_EDGES.add((g, self.edges))
             return   # the common case, without building a message per edge
         for k, (u, v, w) in enumerate(self.edges):
             self.require(0 <= u < g and 0 <= v < g and u != v, f"edges[{k}]",
                          f"must join two distinct nodes in 0..{g - 1}", (u, v))
             self.require(w >= 0 and math.isfinite(w), f"edges[{k}][2]", "bytes must be finite and >= 0", w)
 
-    @cached_property
+    @property
     def edge_array(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if not self.edges:
-            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
-        e = np.asarray(self.edges, float)
-        return e[:, 0].astype(int), e[:, 1].astype(int), e[:, 2]
+        """``(u, v, bytes)`` columns of the edges (shared by every job with equal edges)."""
+        return _edge_columns(self.edges)[:3]
 
-    @cached_property
+    @property
     def total_bytes(self) -> float:
-        return float(self.edge_array[2].sum())
+        return _edge_columns(self.edges)[3]
+
+    @classmethod
+    def trusted(cls, **fields) -> "SrptJob":
+        """A job from values of the annotated types already (ints, floats, strings, a tuple of
+        ``(int, int, float)`` edges): skips the type-driven conversion, still validates. The fast
+        path of the generator and of :meth:`SrptInstance.from_dict`."""
+        job = object.__new__(cls)
+        for name, default in _JOB_DEFAULTS.items():
+            object.__setattr__(job, name, fields.pop(name, default))
+        if fields:
+            raise TypeError(f"unknown SrptJob field(s): {sorted(fields)}")
+        job.validate()
+        return job
 
     def cut_bytes(self, servers) -> float:
         """Bytes per iteration on edges whose endpoints sit on different servers."""
         u, v, w = self.edge_array
         s = np.asarray(servers)
         return float(w[s[u] != s[v]].sum()) if w.size else 0.0
+
+
+_JOB_DEFAULTS = {"id": None, "arrival": None, "gpus": None, "plan": None, "graph": None, "edges": None,
+                 "compute_s": None, "iterations": None, "predicted_iterations": None, "model": "",
+                 "batch_size": 0, "recurrence": ""}
+#: edges tuple -> (u, v, bytes, total bytes); jobs of one kind share one entry [bounded: cleared
+#: beyond _EDGE_CACHE_MAX distinct graphs]
+_EDGE_CACHE: dict[tuple, tuple] = {}
+_EDGE_CACHE_MAX = 65536
+#: (GPUs, edges) pairs already validated
+_VALID_EDGES: set[tuple] = set()
+
+
+def _edge_columns(edges: tuple) -> tuple:
+    hit = _EDGE_CACHE.get(edges)
+    if hit is None:
+        if not edges:
+            hit = (np.zeros(0, int), np.zeros(0, int), np.zeros(0), 0.0)
+        else:
+            e = np.asarray(edges, float)
+            w = e[:, 2]
+            hit = (e[:, 0].astype(int), e[:, 1].astype(int), w, float(w.sum()))
+        if len(_EDGE_CACHE) >= _EDGE_CACHE_MAX:
+            _EDGE_CACHE.clear()
+        _EDGE_CACHE[edges] = hit
+    return hit
 
 
 @dataclass(frozen=True)
@@ -134,9 +176,56 @@ class SrptInstance(Instance):
             self.require(job.gpus <= total, f"jobs[{k}].gpus",
                          f"the job is larger than the cluster ({total} GPUs)", job.gpus)
 
+    @classmethod
+    def from_dict(cls, data, path: str = "", problem: str | None = None) -> "SrptInstance":
+        """Columnar fast path for well-formed data (one pass per field, edges shared between the
+        jobs of one kind); anything irregular goes through the generic type-driven conversion,
+        which names the offending field and index exactly as before."""
+        if not path:
+            fast = _fast_from_dict(cls, data)
+            if fast is not None:
+                return fast
+        return super().from_dict(data, path, problem)
+
+    @classmethod
+    def trusted(cls, **fields) -> "SrptInstance":
+        """An instance from fields of the annotated types already (``jobs`` a tuple of
+        :class:`SrptJob`); skips the conversion, still validates."""
+        from optsched.core.instance import MAX_MAGNITUDE
+
+        fields.setdefault("name", "")
+        fields.setdefault("provenance", "")
+        regular = (type(fields.get("jobs")) is tuple and type(fields.get("gpus_per_server")) is tuple
+                   and all(type(g) is int for g in fields["gpus_per_server"])
+                   and all(type(fields.get(f)) is float and abs(fields[f]) <= MAX_MAGNITUDE
+                           for f in ("intra_bandwidth", "inter_bandwidth", "restart_overhead"))
+                   and type(fields["name"]) is str and type(fields["provenance"]) is str)
+        if not regular:   # the generic constructor converts or names the offending field
+            return cls(**fields)
+        inst = object.__new__(cls)
+        for name in ("gpus_per_server", "intra_bandwidth", "inter_bandwidth", "restart_overhead", "jobs", "name",
+                     "provenance"):
+            object.__setattr__(inst, name, fields.pop(name))
+        if fields:
+            raise TypeError(f"unknown SrptInstance field(s): {sorted(fields)}")
+        inst.validate()
+        return inst
+
     @property
     def total_gpus(self) -> int:
         return sum(self.gpus_per_server)
+
+    @cached_property
+    def columns(self) -> dict[str, np.ndarray]:
+        """The jobs' scalar fields as numpy columns in job order (``id``, ``arrival``, ``gpus``,
+        ``iterations``, ``predicted_iterations``, ``compute_s``), built once."""
+        jobs = self.jobs
+        return {"id": np.fromiter((j.id for j in jobs), np.int64, len(jobs)),
+                "arrival": np.fromiter((j.arrival for j in jobs), float, len(jobs)),
+                "gpus": np.fromiter((j.gpus for j in jobs), np.int64, len(jobs)),
+                "iterations": np.fromiter((j.iterations for j in jobs), np.int64, len(jobs)),
+                "predicted_iterations": np.fromiter((j.predicted_iterations for j in jobs), float, len(jobs)),
+                "compute_s": np.fromiter((j.compute_s for j in jobs), float, len(jobs))}
 
     @property
     def num_jobs(self) -> int:
@@ -144,8 +233,100 @@ class SrptInstance(Instance):
 
     def iteration_time(self, job: SrptJob, servers) -> float:
         """Seconds per iteration of ``job`` with node k on server ``servers[k]``."""
-        cut = job.cut_bytes(servers)
+        first = servers[0] if len(servers) else None
+        if all(s == first for s in servers):   # one server: no edge is cut
+            cut = 0.0
+        else:
+            cut = job.cut_bytes(servers)
         return job.compute_s + cut / self.inter_bandwidth + (job.total_bytes - cut) / self.intra_bandwidth
+
+
+_JOB_REQUIRED = frozenset(k for k, v in _JOB_DEFAULTS.items() if v is None)
+_JOB_FIELDS = frozenset(_JOB_DEFAULTS)
+_INSTANCE_REQUIRED = frozenset({"gpus_per_server", "intra_bandwidth", "inter_bandwidth", "restart_overhead",
+                                "jobs"})
+_INSTANCE_FIELDS = _INSTANCE_REQUIRED | {"name", "provenance"}
+_PLANS, _GRAPHS = frozenset({"data", "pipeline", "tensor"}), frozenset({"ring", "chain", "grid"})
+
+
+def _float_column(values: list) -> list | None:
+    """``values`` as Python floats when every one is an int or float, finite-or-inf and within
+    the magnitude limit of :mod:`optsched.core.instance` (else None: the generic path decides)."""
+    from optsched.core.instance import MAX_MAGNITUDE
+
+    kinds = set(map(type, values))
+    if not kinds <= {int, float}:
+        return None
+    try:
+        out = list(map(float, values)) if int in kinds else values
+    except OverflowError:
+        return None
+    arr = np.asarray(out, float)
+    if arr.size and (np.isnan(arr).any() or float(np.abs(arr).max()) > MAX_MAGNITUDE):
+        return None
+    return out
+
+
+def _fast_from_dict(cls, data) -> "SrptInstance | None":
+    """See :meth:`SrptInstance.from_dict`; None whenever the data is not regular."""
+    if not isinstance(data, dict) or data.keys() - _INSTANCE_FIELDS or _INSTANCE_REQUIRED - data.keys():
+        return None
+    gps, jobs = data["gpus_per_server"], data["jobs"]
+    if not isinstance(gps, list) or not set(map(type, gps)) <= {int} or not isinstance(jobs, list):
+        return None
+    scalars = _float_column([data["intra_bandwidth"], data["inter_bandwidth"], data["restart_overhead"]])
+    name, provenance = data.get("name", ""), data.get("provenance", "")
+    if scalars is None or type(name) is not str or type(provenance) is not str:
+        return None
+    if not set(map(type, jobs)) <= {dict}:
+        return None
+    for job in jobs:
+        keys = job.keys()
+        if keys - _JOB_FIELDS or _JOB_REQUIRED - keys:
+            return None
+    columns = {}
+    for field in ("id", "gpus", "iterations", "batch_size"):
+        col = [job.get(field, 0) for job in jobs]
+        if not set(map(type, col)) <= {int}:
+            return None
+        columns[field] = col
+    for field in ("arrival", "compute_s", "predicted_iterations"):
+        col = _float_column([job[field] for job in jobs])
+        if col is None:
+            return None
+        columns[field] = col
+    for field, allowed in (("plan", _PLANS), ("graph", _GRAPHS), ("model", None), ("recurrence", None)):
+        col = [job.get(field, "") for job in jobs]
+        if not set(map(type, col)) <= {str} or (allowed is not None and not set(col) <= allowed):
+            return None
+        columns[field] = col
+    shared: dict[tuple, tuple] = {}
+    edges_col = []
+    for job in jobs:
+        edges = job["edges"]
+        if type(edges) is not list:
+            return None
+        for e in edges:
+            if type(e) is not list or len(e) != 3 or type(e[0]) is not int or type(e[1]) is not int \
+                    or type(e[2]) not in (int, float):
+                return None
+        key = tuple(map(tuple, edges))
+        hit = shared.get(key)
+        if hit is None:
+            weights = _float_column([e[2] for e in edges])
+            if weights is None:
+                return None
+            hit = shared[key] = tuple((e[0], e[1], w) for e, w in zip(edges, weights))
+        edges_col.append(hit)
+    built = tuple(
+        SrptJob.trusted(id=i, arrival=a, gpus=g, plan=p, graph=gr, edges=e, compute_s=c, iterations=n,
+                        predicted_iterations=ph, model=m, batch_size=b, recurrence=r)
+        for i, a, g, p, gr, e, c, n, ph, m, b, r in zip(
+            columns["id"], columns["arrival"], columns["gpus"], columns["plan"], columns["graph"], edges_col,
+            columns["compute_s"], columns["iterations"], columns["predicted_iterations"], columns["model"],
+            columns["batch_size"], columns["recurrence"]))
+    return cls.trusted(gpus_per_server=tuple(gps), intra_bandwidth=scalars[0], inter_bandwidth=scalars[1],
+                       restart_overhead=scalars[2], jobs=built, name=name, provenance=provenance)
 
 
 def _fail(msg: str) -> CheckReport:
