@@ -187,6 +187,23 @@ class SrptInstance(Instance):
                 return fast
         return super().from_dict(data, path, problem)
 
+    def to_dict(self) -> dict:
+        """The JSON data (as :meth:`Record.to_dict` gives it), built per column; the edge lists of
+        equal graphs are one shared list (JSON writers do not care)."""
+        edge_lists: dict[int, list] = {}
+        jobs = []
+        for j in self.jobs:
+            edges = edge_lists.get(id(j.edges))
+            if edges is None:
+                edges = edge_lists[id(j.edges)] = [list(e) for e in j.edges]
+            jobs.append({"id": j.id, "arrival": j.arrival, "gpus": j.gpus, "plan": j.plan, "graph": j.graph,
+                         "edges": edges, "compute_s": j.compute_s, "iterations": j.iterations,
+                         "predicted_iterations": j.predicted_iterations, "model": j.model,
+                         "batch_size": j.batch_size, "recurrence": j.recurrence})
+        return {"gpus_per_server": list(self.gpus_per_server), "intra_bandwidth": self.intra_bandwidth,
+                "inter_bandwidth": self.inter_bandwidth, "restart_overhead": self.restart_overhead, "jobs": jobs,
+                "name": self.name, "provenance": self.provenance}
+
     @classmethod
     def trusted(cls, **fields) -> "SrptInstance":
         """An instance from fields of the annotated types already (``jobs`` a tuple of
@@ -374,10 +391,13 @@ def check(instance: SrptInstance, solution) -> CheckReport:
             last_end = end
             overhead = instance.restart_overhead if k else 0.0
             work += max(0.0, end - start - overhead) / instance.iteration_time(job, servers)
-            for s, count in zip(*np.unique(servers, return_counts=True)):
-                usage_t += [start, end]
-                usage_s += [int(s), int(s)]
-                usage_d += [int(count), -int(count)]
+            held: dict[int, int] = {}
+            for s in servers:
+                held[s] = held.get(s, 0) + 1
+            for s, count in held.items():
+                usage_t += (start, end)
+                usage_s += (s, s)
+                usage_d += (count, -count)
         if work < job.iterations * (1 - WORK_RTOL):
             violations.append(f"job {jid}: its segments do {work:.6g} iterations, it needs {job.iterations}")
         flow.append(last_end - job.arrival)
