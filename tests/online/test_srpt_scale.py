@@ -115,3 +115,29 @@ def test_irregular_data_gives_the_generic_result_or_error(name, mutate):
         assert fast is not None   # converted, not rejected
     else:
         assert fast_error is not None, name
+
+
+def test_streamed_sha256_equals_the_canonical_json_digest():
+    import hashlib
+
+    from optsched.core.instance import canonical_json
+
+    for jobs in (1, 4096, 5000):
+        inst = generate(2, jobs=jobs, servers=2)
+        assert inst.sha256() == hashlib.sha256(canonical_json(inst.to_json()).encode()).hexdigest()
+
+
+def test_work_tolerance_covers_time_rounding_at_large_instants_only():
+    from optsched.problems.srpt import SrptJob, check
+
+    job = SrptJob(id=0, arrival=1.2e7, gpus=1, plan="data", graph="ring", edges=(), compute_s=1e-3,
+                  iterations=300, predicted_iterations=300.0)
+    inst = SrptInstance(gpus_per_server=(1,), intra_bandwidth=1e9, inter_bandwidth=1e9, restart_overhead=0.0,
+                        jobs=[job])
+    start = 1.2e7 + 0.1
+    end = start + 300 / (1 / 1e-3)   # as the simulator computes it: progress start + remaining / rate
+    ok = check(inst, {"jobs": [{"id": 0, "segments": [{"start": start, "end": end, "servers": [0]}]}]})
+    assert ok.feasible
+    short = end - 1e-6   # 1e-3 iterations short: far beyond a few ulps of 1.2e7 (1.9e-9 s)
+    bad = check(inst, {"jobs": [{"id": 0, "segments": [{"start": start, "end": short, "servers": [0]}]}]})
+    assert not bad.feasible and "iterations" in bad.violations[0]
