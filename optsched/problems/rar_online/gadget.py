@@ -318,10 +318,81 @@ class GadgetPolicy(SlotPolicy):
                     emb.append((w, len(parts) >= 2, cost, parts))
         return [(cost + w * self.energy_price, int(table[int(spread), w]), parts) for w, spread, cost, parts in emb]
 
+    def _window_options(self, j: int, start: int, end: int) -> list[list[tuple]]:
+        """``gadget``'s options (flat network) in every slot of ``[start, end)`` at once:
+        ``[[(cost, progress, w, spread), ...] per slot]``, in the order and with the floats of
+        :meth:`_options` (prices, greedy embeddings and their costs computed on (servers x
+        slots) arrays; the embedding itself is rebuilt by :meth:`_greedy` for the chosen slots)."""
+        inst, job = self.instance, self.instance.jobs[j]
+        r, pr = job.reserved_bandwidth, self.prices
+        used, link_used = self.gpu_used[:, start:end], self.link_used[:, start:end]
+        L = end - start
+        cols = np.arange(L)
+        free = self.caps[:, None] - used
+        link_ok = self.links[:, None] - link_used >= r
+        with np.errstate(over="ignore", invalid="ignore"):
+            gpu_price = pr.gpu_a[:, None] * pr.gpu_b[:, None] ** (used / self.caps[:, None])
+            safe = np.where(self.links > 0, self.links, 1.0)[:, None]
+            link_price = np.where(self.links[:, None] > 0, pr.link_a[:, None] * pr.link_b[:, None] ** (link_used / safe),
+                                  math.inf)
+        ok = (free >= 1) & link_ok
+        n_ok = ok.sum(axis=0)
+        spread_order = None
+        table = inst.progress_table[j]
+        per_slot: list[list[tuple]] = [[] for _ in range(L)]
+        for w in self._worker_choices(job.max_workers):
+            fits = free >= w
+            any_fit = fits.any(axis=0)
+            single = np.where(fits, gpu_price, math.inf).argmin(axis=0)
+            single_cost = w * gpu_price[single, cols]
+            spread_ok = ~any_fit & (n_ok >= 2) if w >= 2 else np.zeros(L, bool)
+            if spread_ok.any():
+                if spread_order is None:   # servers by greedy key, usable ones first (stable: ties by index)
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        key = np.where(ok, gpu_price + r * link_price / np.maximum(free, 1), math.inf)
+                    spread_order = np.argsort(key, axis=0, kind="stable")
+                    f_sorted = np.where(np.take_along_axis(ok, spread_order, 0),
+                                        np.take_along_axis(free, spread_order, 0), 0.0)
+                    g_sorted = np.take_along_axis(gpu_price, spread_order, 0)
+                    l_sorted = np.take_along_axis(link_price, spread_order, 0)
+                    cum = np.cumsum(f_sorted, axis=0)
+                reach = cum >= w
+                spread_ok &= reach[-1]
+                k = reach.argmax(axis=0)
+                spread_ok &= k >= 1
+                take = np.minimum(f_sorted, w - (cum - f_sorted))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    spread_cost = np.cumsum(take * g_sorted + r * l_sorted, axis=0)[k, cols]
+            for t in np.flatnonzero(any_fit | spread_ok).tolist():
+                if any_fit[t]:
+                    per_slot[t].append((float(single_cost[t]) + w * self.energy_price, int(table[0, w]), w, False))
+                else:
+                    per_slot[t].append((float(spread_cost[t]) + w * self.energy_price, int(table[1, w]), w, True))
+        return per_slot
+
+    def _parts_of(self, j: int, t: int, w: int) -> dict[int, int]:
+        """The embedding :meth:`_greedy` builds for w workers of job j in slot t (current state)."""
+        job = self.instance.jobs[j]
+        free = self.caps - self.gpu_used[:, t]
+        link_ok = self.links - self.link_used[:, t] >= job.reserved_bandwidth
+        gpu_price, link_price = self._slot_prices(t)
+        return self._greedy(j, w, free, link_ok, gpu_price, link_price)[0][1]
+
     def best_response(self, j: int, start: int):
         """(utility minus cost, schedule {slot: parts}) of job j's best response, or None."""
         inst, job = self.instance, self.instance.jobs[j]
         end = inst.horizon if self.exact else min(inst.horizon, start + self.window)
+        fast = not self.exact and not inst.is_graph
+        if fast:
+            window = self._window_options(j, start, end)
+            if not any(window):
+                return None   # no option in any slot: the DP below would find no schedule
+            # every schedule costs at least its cheapest option and earns at most U(first slot)
+            # (utilities do not increase with delay; float sums of positive costs only grow):
+            # when that cannot be positive, neither is the DP's best gain -- the same rejection
+            cheapest = min(option[0] for options in window for option in options)
+            if cheapest > 0 and job.utility(start + 1 - job.arrival) - cheapest <= 0:
+                return None
         B = job.iterations if self.exact else min(self.buckets, job.iterations)
         q = job.iterations / B
         inf = math.inf
@@ -329,30 +400,36 @@ class GadgetPolicy(SlotPolicy):
         value[0] = 0.0
         src = np.arange(B + 1)
         back = []
-        for t in range(start, end):
-            new, arg, prev = value.copy(), np.full(B + 1, -1), src.copy()
-            options = self._options(j, t)
-            for k, (cost, progress, _) in enumerate(options):
-                step = progress if self.exact else int(math.floor(progress / q + 1e-9))
-                if step <= 0:
-                    continue
-                dst = np.minimum(src + step, B)
-                cand = value + cost
-                # several sources reach B: the cheapest of them
-                tail = src[dst == B]
-                best_tail = int(tail[np.argmin(cand[tail])]) if tail.size else -1
-                moved = np.full(B + 1, inf)
-                origin = np.full(B + 1, -1)
-                low = src[dst < B]
-                moved[dst[low]] = cand[low]
-                origin[dst[low]] = low
-                if best_tail >= 0:
-                    moved[B], origin[B] = cand[best_tail], best_tail
-                better = moved < new
-                new = np.where(better, moved, new)
-                arg = np.where(better, k, arg)
-                prev = np.where(better, origin, prev)
-            value = new
+        for i, t in enumerate(range(start, end)):
+            if fast:
+                options = window[i]
+                steps = [int(math.floor(progress / q + 1e-9)) for _, progress, _, _ in options]
+            else:
+                options = self._options(j, t)
+                steps = [progress if self.exact else int(math.floor(progress / q + 1e-9))
+                         for _, progress, _ in options]
+            live = [k for k, step in enumerate(steps) if step > 0]
+            if not live:
+                back.append((np.full(B + 1, -1), src.copy(), options, float(value[B])))
+                continue
+            # all options at once: moved[o, d] = value reaching d through option o; the option kept at
+            # d is the first cheapest (as a sequential scan with strict improvement), and only if it
+            # beats staying idle
+            step = np.asarray([steps[k] for k in live])
+            cost = np.asarray([options[k][0] for k in live])
+            cand = value[None, :] + cost[:, None]
+            origin = src[None, :] - step[:, None]
+            moved = np.where(origin >= 0, np.take_along_axis(cand, np.maximum(origin, 0), 1), inf)
+            tail = np.where(src[None, :] >= (B - step)[:, None], cand, inf)
+            best_tail = tail.argmin(axis=1)
+            moved[:, B] = tail[np.arange(len(live)), best_tail]
+            origin[:, B] = best_tail
+            pick = moved.argmin(axis=0)
+            best = moved[pick, src]
+            better = best < value
+            arg = np.where(better, np.asarray(live)[pick], -1)
+            prev = np.where(better, origin[pick, src], src)
+            value = np.where(better, best, value)
             back.append((arg, prev, options, float(value[B])))
         best = None
         for i, (_, _, _, cost_done) in enumerate(back):
@@ -367,7 +444,8 @@ class GadgetPolicy(SlotPolicy):
         for i in range(last, -1, -1):
             arg, prev, options, _ = back[i]
             if arg[b] >= 0:
-                plan[start + i] = options[arg[b]][2]
+                option = options[arg[b]]
+                plan[start + i] = self._parts_of(j, start + i, option[2]) if fast else option[2]
             b = prev[b]
         return gain, plan
 
