@@ -159,10 +159,11 @@ class GadgetPolicy(SlotPolicy):
         self.link_used = np.zeros((len(self.links), T))
         self.caps = np.asarray(instance.servers, float)
         self.prices = pricing(instance)
-        self.plans: dict[int, dict[int, dict[int, int]]] = {}
+        self.plans: dict[int, dict[int, dict[int, int]]] = {}   # admitted, not done: {slot: parts}
+        self.by_slot: dict[int, dict[int, dict[int, int]]] = {}  # slot -> {job: parts}, admission order
         self.admitted = 0
         self.rejected = 0
-        self.decided: set[int] = set()
+        self._arrived: list[int] = []   # arrived since the last decision
         self.energy_price = instance.energy_price if instance.objective == "energy" else 0.0
 
     def _slot_prices(self, t: int) -> tuple[np.ndarray, np.ndarray]:
@@ -457,15 +458,29 @@ class GadgetPolicy(SlotPolicy):
             for k in self.instance.footprint(parts):
                 self.link_used[k, t] += r
 
+    needs_active = False
+
+    def on_arrival(self, sim, job, now):
+        self._arrived.append(job.id)
+
+    def on_completion(self, sim, job, now):
+        super().on_completion(sim, job, now)
+        for t in self.plans.pop(job.id, ()):
+            self.by_slot.get(t, {}).pop(job.id, None)
+
     def decide(self, sim, slot, active):
+        """Decide the jobs arrived since the last slot (by arrival, then id), then return this
+        slot's part of the plans of the admitted jobs not yet done."""
         inst = self.instance
-        for j in sorted(active - self.decided, key=lambda j: (inst.jobs[j].arrival, j)):
-            self.decided.add(j)
+        arrived, self._arrived = self._arrived, []
+        for j in sorted(arrived, key=lambda j: (inst.jobs[j].arrival, j)):
             response = self.best_response(j, slot)
             if response is not None and response[0] > 0:
                 self._commit(j, response[1])
                 self.plans[j] = response[1]
+                for t, parts in response[1].items():
+                    self.by_slot.setdefault(t, {})[j] = parts
                 self.admitted += 1
             else:
                 self.rejected += 1
-        return {j: plan[slot] for j, plan in self.plans.items() if j in active and slot in plan}
+        return self.by_slot.pop(slot, {})

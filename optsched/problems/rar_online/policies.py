@@ -68,7 +68,15 @@ def spread_fewest_graph(instance: RarOnlineInstance, free: np.ndarray, link_free
 
 
 class SlotPolicy(Policy):
-    """Base of slotted RAR policies: ``decide(slot)`` returns ``{job: {server: workers}}``."""
+    """Base of slotted RAR policies: ``decide(slot)`` returns ``{job: {server: workers}}``.
+
+    ``decide`` receives the set of active (arrived, not done) jobs, built at every tick from the
+    simulator's queues -- O(active) per slot; a policy that tracks what it needs itself sets
+    ``needs_active = False`` and receives None (``gadget``: rejected jobs stay waiting forever,
+    so the active set grows with the stream).
+    """
+
+    needs_active = True
 
     def __init__(self, instance: RarOnlineInstance):
         self.instance = instance
@@ -80,7 +88,7 @@ class SlotPolicy(Policy):
         slot = SLOTS.slot_at(now)
         if slot >= self.instance.horizon:
             return
-        active = {job.id for job in sim.waiting()} | {job.id for job in sim.running()}
+        active = ({job.id for job in sim.waiting()} | {job.id for job in sim.running()}) if self.needs_active else None
         plan = self.decide(sim, slot, active)
         for j in list(self.current):
             if j not in plan or plan[j] != self.current[j]:
