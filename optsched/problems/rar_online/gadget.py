@@ -401,35 +401,49 @@ class GadgetPolicy(SlotPolicy):
         value[0] = 0.0
         src = np.arange(B + 1)
         back = []
+        rows = np.arange(16)[:, None]
+        step_of: dict[int, int] = {}
         for i, t in enumerate(range(start, end)):
             if fast:
                 options = window[i]
-                steps = [int(math.floor(progress / q + 1e-9)) for _, progress, _, _ in options]
+                steps = []
+                for option in options:
+                    step = step_of.get(option[1])
+                    if step is None:
+                        step = step_of[option[1]] = int(math.floor(option[1] / q + 1e-9))
+                    steps.append(step)
             else:
                 options = self._options(j, t)
                 steps = [progress if self.exact else int(math.floor(progress / q + 1e-9))
                          for _, progress, _ in options]
             live = [k for k, step in enumerate(steps) if step > 0]
             if not live:
-                back.append((np.full(B + 1, -1), src.copy(), options, float(value[B])))
+                back.append((None, None, options, float(value[B])))   # idle everywhere
                 continue
             # all options at once: moved[o, d] = value reaching d through option o; the option kept at
             # d is the first cheapest (as a sequential scan with strict improvement), and only if it
             # beats staying idle
-            step = np.asarray([steps[k] for k in live])
-            cost = np.asarray([options[k][0] for k in live])
-            cand = value[None, :] + cost[:, None]
-            origin = src[None, :] - step[:, None]
-            moved = np.where(origin >= 0, np.take_along_axis(cand, np.maximum(origin, 0), 1), inf)
-            tail = np.where(src[None, :] >= (B - step)[:, None], cand, inf)
+            n_live = len(live)
+            if len(rows) < n_live:
+                rows = np.arange(n_live)[:, None]
+            step = np.asarray([steps[k] for k in live])[:, None]
+            cand = value + np.asarray([options[k][0] for k in live])[:, None]
+            origin = src - step
+            moved = np.where(origin >= 0, cand[rows[:n_live], np.maximum(origin, 0)], inf)
+            tail = np.where(src >= B - step, cand, inf)
             best_tail = tail.argmin(axis=1)
-            moved[:, B] = tail[np.arange(len(live)), best_tail]
+            moved[:, B] = tail[rows[:n_live, 0], best_tail]
             origin[:, B] = best_tail
-            pick = moved.argmin(axis=0)
-            best = moved[pick, src]
-            better = best < value
-            arg = np.where(better, np.asarray(live)[pick], -1)
-            prev = np.where(better, origin[pick, src], src)
+            if n_live == 1:
+                best, better = moved[0], moved[0] < value
+                arg = np.where(better, live[0], -1)
+                prev = np.where(better, origin[0], src)
+            else:
+                pick = moved.argmin(axis=0)
+                best = moved[pick, src]
+                better = best < value
+                arg = np.where(better, np.asarray(live)[pick], -1)
+                prev = np.where(better, origin[pick, src], src)
             value = np.where(better, best, value)
             back.append((arg, prev, options, float(value[B])))
         best = None
@@ -444,6 +458,8 @@ class GadgetPolicy(SlotPolicy):
         plan, b = {}, B
         for i in range(last, -1, -1):
             arg, prev, options, _ = back[i]
+            if arg is None:
+                continue   # idle in this slot
             if arg[b] >= 0:
                 option = options[arg[b]]
                 plan[start + i] = self._parts_of(j, start + i, option[2]) if fast else option[2]
