@@ -141,3 +141,13 @@ def test_work_tolerance_covers_time_rounding_at_large_instants_only():
     short = end - 1e-6   # 1e-3 iterations short: far beyond a few ulps of 1.2e7 (1.9e-9 s)
     bad = check(inst, {"jobs": [{"id": 0, "segments": [{"start": start, "end": short, "servers": [0]}]}]})
     assert not bad.feasible and "iterations" in bad.violations[0]
+
+
+def test_milp_placement_degrades_with_a_counted_reason_when_the_budget_is_spent():
+    inst = generate(0, **STREAMS[0])
+    cut = optsched.solve(inst, "a-srpt", options={"placement": "milp"}, time_limit=1e-6)
+    assert cut.status == "feasible" and optsched.check(inst, cut).feasible
+    assert cut.stats["placement_milp_fallbacks"] > 0
+    assert "time budget was spent" in cut.stats["placement_milp_fallback_reason"]
+    # the fallback is the heuristic: the same schedule as a-srpt with the greedy + KL placement
+    assert cut.solution == optsched.solve(inst, "a-srpt").solution

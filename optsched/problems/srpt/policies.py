@@ -150,6 +150,7 @@ class PriorityPolicy(Policy):
         self.placement_calls = {"heuristic": 0, "milp": 0, "random": 0}
         self.milp_not_optimal = 0
         self.milp_fallbacks = 0
+        self.milp_fallback_reason: str | None = None
         if placement == "milp" and solve_model is None:
             raise ValueError("MILP placement needs the method's solve_model (SolveContext.solve_model)")
         self.solve_model = solve_model
@@ -187,6 +188,10 @@ class PriorityPolicy(Policy):
             if servers is not None:
                 return servers
             self.milp_fallbacks += 1   # the time budget is spent: the greedy + KL heuristic instead
+            if self.milp_fallback_reason is None:
+                self.milp_fallback_reason = (f"placement MILP of job {job.id} returned no point ({status}: the "
+                                             "method's time budget was spent); greedy + KL placement used for it "
+                                             "and every later placement whose MILP has no point")
         return place_greedy_kl(job, free)
 
     def _dispatch(self, sim: Simulator, now: float) -> None:
@@ -281,4 +286,5 @@ def simulate(instance: SrptInstance, policy: PriorityPolicy, tick: float | None 
         stats["placement_milp_not_optimal"] = policy.milp_not_optimal
     if policy.milp_fallbacks:
         stats["placement_milp_fallbacks"] = policy.milp_fallbacks  # budget spent: greedy + KL used
+        stats["placement_milp_fallback_reason"] = policy.milp_fallback_reason
     return policy.solution(), stats
