@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
+from array import array
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -397,7 +398,8 @@ def check(instance: SrptInstance, solution) -> CheckReport:
     seen: set[int] = set()
     flow = []
     num_servers = len(instance.gpus_per_server)
-    usage_t, usage_s, usage_d = [], [], []  # capacity sweep: (time, server, +/- GPUs)
+    # capacity sweep: (time, server, +/- GPUs), compact columns (8 bytes per entry)
+    usage_t, usage_s, usage_d = array("d"), array("q"), array("q")
     for entry in solution["jobs"]:
         if not isinstance(entry, dict) or set(entry) != {"id", "segments"} or not isinstance(entry["segments"], list):
             return _fail('every job entry must be {"id": j, "segments": [...]}')
@@ -435,9 +437,9 @@ def check(instance: SrptInstance, solution) -> CheckReport:
             for s in servers:
                 held[s] = held.get(s, 0) + 1
             for s, count in held.items():
-                usage_t += (start, end)
-                usage_s += (s, s)
-                usage_d += (count, -count)
+                usage_t.extend((start, end))
+                usage_s.extend((s, s))
+                usage_d.extend((count, -count))
         if work < job.iterations * (1 - WORK_RTOL) - slack:
             violations.append(f"job {jid}: its segments do {work:.6g} iterations, it needs {job.iterations}")
         flow.append(last_end - job.arrival)
@@ -445,7 +447,7 @@ def check(instance: SrptInstance, solution) -> CheckReport:
     if missing:
         violations.append(f"{len(missing)} job(s) missing from the schedule, e.g. {missing[:5]}")
     if usage_t:
-        t, s, d = np.asarray(usage_t, float), np.asarray(usage_s), np.asarray(usage_d)
+        t, s, d = np.frombuffer(usage_t, float), np.frombuffer(usage_s, np.int64), np.frombuffer(usage_d, np.int64)
         order = np.lexsort((d, s, t))  # per server and time, releases (-) before acquisitions (+)
         order = order[np.argsort(s[order], kind="stable")]
         for server in range(num_servers):

@@ -151,6 +151,7 @@ class PriorityPolicy(Policy):
         self.milp_not_optimal = 0
         self.milp_fallbacks = 0
         self.milp_fallback_reason: str | None = None
+        self._one_server: dict[tuple[int, int], list[int]] = {}
         if placement == "milp" and solve_model is None:
             raise ValueError("MILP placement needs the method's solve_model (SolveContext.solve_model)")
         self.solve_model = solve_model
@@ -235,6 +236,10 @@ class PriorityPolicy(Policy):
                     break
                 continue
             servers = self._place(self.instance.jobs[job.payload], free)
+            if servers[0] == servers[-1] and len(set(servers)) == 1:
+                # one-server placements are few distinct lists: the segments share them (a 10^6-job
+                # schedule then holds one list per (server, GPUs) instead of one per segment)
+                servers = self._one_server.setdefault((servers[0], len(servers)), servers)
             for s in servers:
                 free[s] -= 1
             total_free -= job.gpus
