@@ -388,12 +388,26 @@ class GadgetPolicy(SlotPolicy):
             window = self._window_options(j, start, end)
             if not any(window):
                 return None   # no option in any slot: the DP below would find no schedule
-            # every schedule costs at least its cheapest option and earns at most U(first slot)
-            # (utilities do not increase with delay; float sums of positive costs only grow):
-            # when that cannot be positive, neither is the DP's best gain -- the same rejection
+            # A schedule needs at least k slots with an option (k = buckets / the largest step), so it
+            # costs at least k times the cheapest option (float sums of positive costs only grow:
+            # the DP adds the same way) and completes no earlier than slot start + k - 1 (utilities
+            # do not increase with delay): when that bound cannot be positive, neither is the DP's
+            # best gain, or there is no schedule at all -- the same rejection, without the DP.
             cheapest = min(option[0] for options in window for option in options)
-            if cheapest > 0 and job.utility(start + 1 - job.arrival) - cheapest <= 0:
+            q0 = job.iterations / min(self.buckets, job.iterations)
+            top = max(int(math.floor(option[1] / q0 + 1e-9)) for options in window for option in options)
+            buckets = min(self.buckets, job.iterations)
+            if top <= 0:
                 return None
+            k = -(-buckets // top)
+            if k > sum(1 for options in window if options):
+                return None
+            if cheapest > 0:
+                bound = 0.0
+                for _ in range(k):
+                    bound += cheapest
+                if job.utility(start + k - job.arrival) - bound <= 0:
+                    return None
         B = job.iterations if self.exact else min(self.buckets, job.iterations)
         q = job.iterations / B
         inf = math.inf
