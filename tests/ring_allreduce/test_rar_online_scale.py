@@ -17,7 +17,7 @@ STREAMS = [dict(preset="small"), dict(preset="medium"), dict(preset="small-tree"
            dict(preset="medium", objective="energy", energy_price=0.05)]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("stream", range(len(STREAMS)))
 def test_gadget_equals_the_previous_implementation(seed, stream):
     inst = optsched.generate("rar-online", seed, **STREAMS[stream])
