@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, JobTable, Policy, SimJob, Simulator
 from optsched.simulation.slots import SLOTS
 
 from .instance import RarOnlineInstance
@@ -186,7 +186,9 @@ def run_policy(instance: RarOnlineInstance, policy: SlotPolicy) -> list[list]:
     """Run ``policy`` on the simulator over the horizon; return its recorded allocations."""
     cluster = Cluster(gpus_per_server=instance.servers, intra_bandwidth=instance.intra_bandwidth,
                       inter_bandwidth=float(instance.link_capacity.max(initial=0.0)) or 1.0)
-    jobs = [SimJob(id=j, arrival=SLOTS.arrival_time(job.arrival), work=float(job.iterations), gpus=job.max_workers)
-            for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
-    Simulator(cluster, jobs, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon), record_log=False).run()
+    live = [j for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
+    jobs = instance.jobs
+    table = JobTable(live, [SLOTS.arrival_time(jobs[j].arrival) for j in live], [float(jobs[j].iterations) for j in live],
+                     [jobs[j].max_workers for j in live])   # columns: no SimJob per job of a long stream
+    Simulator(cluster, table, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon), record_log=False).run()
     return policy.allocations
