@@ -16,9 +16,9 @@ problem's checker re-simulates the returned decisions.
 
 from __future__ import annotations
 
-from .cluster import (Allocation, Cluster, Event, FifoPolicy, Policy, SimJob, SimulationError, SimulationResult,
+from .cluster import (Allocation, Cluster, Event, FifoPolicy, JobTable, Policy, SimJob, SimulationError, SimulationResult,
                       Simulator)
 from .slots import SLOTS, SlotClock
 
-__all__ = ["Allocation", "Cluster", "Event", "FifoPolicy", "Policy", "SimJob", "SimulationError",
+__all__ = ["Allocation", "Cluster", "Event", "FifoPolicy", "JobTable", "Policy", "SimJob", "SimulationError",
            "SimulationResult", "Simulator", "SLOTS", "SlotClock"]

@@ -159,10 +159,11 @@ class GadgetPolicy(SlotPolicy):
         self.link_used = np.zeros((len(self.links), T))
         self.caps = np.asarray(instance.servers, float)
         self.prices = pricing(instance)
-        self.plans: dict[int, dict[int, dict[int, int]]] = {}
+        self.plans: dict[int, dict[int, dict[int, int]]] = {}   # admitted, not done: {slot: parts}
+        self.by_slot: dict[int, dict[int, dict[int, int]]] = {}  # slot -> {job: parts}, admission order
         self.admitted = 0
         self.rejected = 0
-        self.decided: set[int] = set()
+        self._arrived: list[int] = []   # arrived since the last decision
         self.energy_price = instance.energy_price if instance.objective == "energy" else 0.0
 
     def _slot_prices(self, t: int) -> tuple[np.ndarray, np.ndarray]:
@@ -318,10 +319,95 @@ class GadgetPolicy(SlotPolicy):
                     emb.append((w, len(parts) >= 2, cost, parts))
         return [(cost + w * self.energy_price, int(table[int(spread), w]), parts) for w, spread, cost, parts in emb]
 
+    def _window_options(self, j: int, start: int, end: int) -> list[list[tuple]]:
+        """``gadget``'s options (flat network) in every slot of ``[start, end)`` at once:
+        ``[[(cost, progress, w, spread), ...] per slot]``, in the order and with the floats of
+        :meth:`_options` (prices, greedy embeddings and their costs computed on (servers x
+        slots) arrays; the embedding itself is rebuilt by :meth:`_greedy` for the chosen slots)."""
+        inst, job = self.instance, self.instance.jobs[j]
+        r, pr = job.reserved_bandwidth, self.prices
+        used, link_used = self.gpu_used[:, start:end], self.link_used[:, start:end]
+        L = end - start
+        cols = np.arange(L)
+        free = self.caps[:, None] - used
+        link_ok = self.links[:, None] - link_used >= r
+        with np.errstate(over="ignore", invalid="ignore"):
+            gpu_price = pr.gpu_a[:, None] * pr.gpu_b[:, None] ** (used / self.caps[:, None])
+            safe = np.where(self.links > 0, self.links, 1.0)[:, None]
+            link_price = np.where(self.links[:, None] > 0, pr.link_a[:, None] * pr.link_b[:, None] ** (link_used / safe),
+                                  math.inf)
+        ok = (free >= 1) & link_ok
+        n_ok = ok.sum(axis=0)
+        spread_order = None
+        table = inst.progress_table[j]
+        per_slot: list[list[tuple]] = [[] for _ in range(L)]
+        for w in self._worker_choices(job.max_workers):
+            fits = free >= w
+            any_fit = fits.any(axis=0)
+            single = np.where(fits, gpu_price, math.inf).argmin(axis=0)
+            single_cost = w * gpu_price[single, cols]
+            spread_ok = ~any_fit & (n_ok >= 2) if w >= 2 else np.zeros(L, bool)
+            if spread_ok.any():
+                if spread_order is None:   # servers by greedy key, usable ones first (stable: ties by index)
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        key = np.where(ok, gpu_price + r * link_price / np.maximum(free, 1), math.inf)
+                    spread_order = np.argsort(key, axis=0, kind="stable")
+                    f_sorted = np.where(np.take_along_axis(ok, spread_order, 0),
+                                        np.take_along_axis(free, spread_order, 0), 0.0)
+                    g_sorted = np.take_along_axis(gpu_price, spread_order, 0)
+                    l_sorted = np.take_along_axis(link_price, spread_order, 0)
+                    cum = np.cumsum(f_sorted, axis=0)
+                reach = cum >= w
+                spread_ok &= reach[-1]
+                k = reach.argmax(axis=0)
+                spread_ok &= k >= 1
+                take = np.minimum(f_sorted, w - (cum - f_sorted))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    spread_cost = np.cumsum(take * g_sorted + r * l_sorted, axis=0)[k, cols]
+            for t in np.flatnonzero(any_fit | spread_ok).tolist():
+                if any_fit[t]:
+                    per_slot[t].append((float(single_cost[t]) + w * self.energy_price, int(table[0, w]), w, False))
+                else:
+                    per_slot[t].append((float(spread_cost[t]) + w * self.energy_price, int(table[1, w]), w, True))
+        return per_slot
+
+    def _parts_of(self, j: int, t: int, w: int) -> dict[int, int]:
+        """The embedding :meth:`_greedy` builds for w workers of job j in slot t (current state)."""
+        job = self.instance.jobs[j]
+        free = self.caps - self.gpu_used[:, t]
+        link_ok = self.links - self.link_used[:, t] >= job.reserved_bandwidth
+        gpu_price, link_price = self._slot_prices(t)
+        return self._greedy(j, w, free, link_ok, gpu_price, link_price)[0][1]
+
     def best_response(self, j: int, start: int):
         """(utility minus cost, schedule {slot: parts}) of job j's best response, or None."""
         inst, job = self.instance, self.instance.jobs[j]
         end = inst.horizon if self.exact else min(inst.horizon, start + self.window)
+        fast = not self.exact and not inst.is_graph
+        if fast:
+            window = self._window_options(j, start, end)
+            if not any(window):
+                return None   # no option in any slot: the DP below would find no schedule
+            # A schedule needs at least k slots with an option (k = buckets / the largest step), so it
+            # costs at least k times the cheapest option (float sums of positive costs only grow:
+            # the DP adds the same way) and completes no earlier than slot start + k - 1 (utilities
+            # do not increase with delay): when that bound cannot be positive, neither is the DP's
+            # best gain, or there is no schedule at all -- the same rejection, without the DP.
+            cheapest = min(option[0] for options in window for option in options)
+            q0 = job.iterations / min(self.buckets, job.iterations)
+            top = max(int(math.floor(option[1] / q0 + 1e-9)) for options in window for option in options)
+            buckets = min(self.buckets, job.iterations)
+            if top <= 0:
+                return None
+            k = -(-buckets // top)
+            if k > sum(1 for options in window if options):
+                return None
+            if cheapest > 0:
+                bound = 0.0
+                for _ in range(k):
+                    bound += cheapest
+                if job.utility(start + k - job.arrival) - bound <= 0:
+                    return None
         B = job.iterations if self.exact else min(self.buckets, job.iterations)
         q = job.iterations / B
         inf = math.inf
@@ -329,30 +415,50 @@ class GadgetPolicy(SlotPolicy):
         value[0] = 0.0
         src = np.arange(B + 1)
         back = []
-        for t in range(start, end):
-            new, arg, prev = value.copy(), np.full(B + 1, -1), src.copy()
-            options = self._options(j, t)
-            for k, (cost, progress, _) in enumerate(options):
-                step = progress if self.exact else int(math.floor(progress / q + 1e-9))
-                if step <= 0:
-                    continue
-                dst = np.minimum(src + step, B)
-                cand = value + cost
-                # several sources reach B: the cheapest of them
-                tail = src[dst == B]
-                best_tail = int(tail[np.argmin(cand[tail])]) if tail.size else -1
-                moved = np.full(B + 1, inf)
-                origin = np.full(B + 1, -1)
-                low = src[dst < B]
-                moved[dst[low]] = cand[low]
-                origin[dst[low]] = low
-                if best_tail >= 0:
-                    moved[B], origin[B] = cand[best_tail], best_tail
-                better = moved < new
-                new = np.where(better, moved, new)
-                arg = np.where(better, k, arg)
-                prev = np.where(better, origin, prev)
-            value = new
+        rows = np.arange(16)[:, None]
+        step_of: dict[int, int] = {}
+        for i, t in enumerate(range(start, end)):
+            if fast:
+                options = window[i]
+                steps = []
+                for option in options:
+                    step = step_of.get(option[1])
+                    if step is None:
+                        step = step_of[option[1]] = int(math.floor(option[1] / q + 1e-9))
+                    steps.append(step)
+            else:
+                options = self._options(j, t)
+                steps = [progress if self.exact else int(math.floor(progress / q + 1e-9))
+                         for _, progress, _ in options]
+            live = [k for k, step in enumerate(steps) if step > 0]
+            if not live:
+                back.append((None, None, options, float(value[B])))   # idle everywhere
+                continue
+            # all options at once: moved[o, d] = value reaching d through option o; the option kept at
+            # d is the first cheapest (as a sequential scan with strict improvement), and only if it
+            # beats staying idle
+            n_live = len(live)
+            if len(rows) < n_live:
+                rows = np.arange(n_live)[:, None]
+            step = np.asarray([steps[k] for k in live])[:, None]
+            cand = value + np.asarray([options[k][0] for k in live])[:, None]
+            origin = src - step
+            moved = np.where(origin >= 0, cand[rows[:n_live], np.maximum(origin, 0)], inf)
+            tail = np.where(src >= B - step, cand, inf)
+            best_tail = tail.argmin(axis=1)
+            moved[:, B] = tail[rows[:n_live, 0], best_tail]
+            origin[:, B] = best_tail
+            if n_live == 1:
+                best, better = moved[0], moved[0] < value
+                arg = np.where(better, live[0], -1)
+                prev = np.where(better, origin[0], src)
+            else:
+                pick = moved.argmin(axis=0)
+                best = moved[pick, src]
+                better = best < value
+                arg = np.where(better, np.asarray(live)[pick], -1)
+                prev = np.where(better, origin[pick, src], src)
+            value = np.where(better, best, value)
             back.append((arg, prev, options, float(value[B])))
         best = None
         for i, (_, _, _, cost_done) in enumerate(back):
@@ -366,8 +472,11 @@ class GadgetPolicy(SlotPolicy):
         plan, b = {}, B
         for i in range(last, -1, -1):
             arg, prev, options, _ = back[i]
+            if arg is None:
+                continue   # idle in this slot
             if arg[b] >= 0:
-                plan[start + i] = options[arg[b]][2]
+                option = options[arg[b]]
+                plan[start + i] = self._parts_of(j, start + i, option[2]) if fast else option[2]
             b = prev[b]
         return gain, plan
 
@@ -379,15 +488,29 @@ class GadgetPolicy(SlotPolicy):
             for k in self.instance.footprint(parts):
                 self.link_used[k, t] += r
 
+    needs_active = False
+
+    def on_arrival(self, sim, job, now):
+        self._arrived.append(job.id)
+
+    def on_completion(self, sim, job, now):
+        super().on_completion(sim, job, now)
+        for t in self.plans.pop(job.id, ()):
+            self.by_slot.get(t, {}).pop(job.id, None)
+
     def decide(self, sim, slot, active):
+        """Decide the jobs arrived since the last slot (by arrival, then id), then return this
+        slot's part of the plans of the admitted jobs not yet done."""
         inst = self.instance
-        for j in sorted(active - self.decided, key=lambda j: (inst.jobs[j].arrival, j)):
-            self.decided.add(j)
+        arrived, self._arrived = self._arrived, []
+        for j in sorted(arrived, key=lambda j: (inst.jobs[j].arrival, j)):
             response = self.best_response(j, slot)
             if response is not None and response[0] > 0:
                 self._commit(j, response[1])
                 self.plans[j] = response[1]
+                for t, parts in response[1].items():
+                    self.by_slot.setdefault(t, {})[j] = parts
                 self.admitted += 1
             else:
                 self.rejected += 1
-        return {j: plan[slot] for j, plan in self.plans.items() if j in active and slot in plan}
+        return self.by_slot.pop(slot, {})

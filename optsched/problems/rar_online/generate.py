@@ -21,7 +21,7 @@ from optsched.workloads.job_types import job_type, job_types
 from optsched.workloads.rar_timing import iteration_time, iterations_per_slot
 from optsched.workloads.traces import load_gavel_trace
 
-from .instance import OnlineJob, RarOnlineInstance, Utility
+from .instance import OnlineJob, RarOnlineInstance, Utility, trusted
 
 __all__ = ["generate", "PRESETS", "tree_links", "load_gavel_online", "ARRIVAL_S_PER_SLOT", "STEPS_PER_ITERATION"]
 
@@ -72,11 +72,12 @@ def _ideal_progress(servers, gpus_per_server, model_bytes, compute_s, wmax, rese
 def _utility(rng, d0: float) -> Utility:
     kind = ("step", "linear", "sigmoid")[int(rng.integers(3))]
     value = float(rng.uniform(1, 10))
+    # trusted: every value below is already a float (the generic constructor converts the same)
     if kind == "step":
-        return Utility(kind="step", value=value, deadline=float(math.ceil(d0 * rng.uniform(1.5, 3))))
+        return trusted(Utility, kind="step", value=value, deadline=float(math.ceil(d0 * rng.uniform(1.5, 3))))
     if kind == "linear":
-        return Utility(kind="linear", value=value, slope=value / (d0 * float(rng.uniform(2, 4))))
-    return Utility(kind="sigmoid", value=value, midpoint=2 * d0, steepness=2 / d0)
+        return trusted(Utility, kind="linear", value=value, slope=value / (d0 * float(rng.uniform(2, 4))))
+    return trusted(Utility, kind="sigmoid", value=value, midpoint=float(2 * d0), steepness=2 / d0)
 
 
 def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int = 4, horizon: int = 10,
@@ -111,17 +112,23 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int
     rng = make_rng(seed, "rar-online", jobs, servers, gpus_per_server, horizon, max_workers, arrival_span,
                    reserve_fractions, slot_s)
     names = sorted(job_types())
+    types = [job_type(name) for name in names]
+    ideal: dict[tuple, int] = {}   # (type, workers, reserve) -> ideal progress per slot
     batch = []
     for _ in range(jobs):
-        t = job_type(names[int(rng.integers(len(names)))])
+        k = int(rng.integers(len(names)))
+        t = types[k]
         wmax = int(rng.integers(1, min(max_workers, servers * gpus_per_server) + 1))
-        reserve = UPLINK * float(rng.choice(fractions))
-        per_slot = _ideal_progress(servers, gpus_per_server, t.model_bytes, t.compute_s(), wmax, reserve, slot_s)
+        reserve = UPLINK * fractions[int(rng.integers(0, len(fractions)))]   # = rng.choice(fractions), faster
+        per_slot = ideal.get((k, wmax, reserve))
+        if per_slot is None:
+            per_slot = ideal[k, wmax, reserve] = _ideal_progress(servers, gpus_per_server, t.model_bytes,
+                                                                 t.compute_s(), wmax, reserve, slot_s)
         slots = float(rng.uniform(1, 4))
         arrival = int(rng.integers(0, max(1, int(arrival_span * horizon))))
-        batch.append(OnlineJob(arrival=arrival, iterations=max(1, int(per_slot * slots)), max_workers=wmax,
-                               model_bytes=float(t.model_bytes), compute_s=t.compute_s(), reserved_bandwidth=reserve,
-                               utility=_utility(rng, math.ceil(slots)), job_type=t.name))
+        batch.append(trusted(OnlineJob, arrival=arrival, iterations=max(1, int(per_slot * slots)), max_workers=wmax,
+                             model_bytes=float(t.model_bytes), compute_s=t.compute_s(), reserved_bandwidth=reserve,
+                             utility=_utility(rng, math.ceil(slots)), job_type=t.name))
     return RarOnlineInstance(servers=(gpus_per_server,) * servers, uplinks=() if links else (UPLINK,) * servers,
                              jobs=tuple(batch), slot_s=slot_s, horizon=horizon, intra_bandwidth=INTRA_BANDWIDTH,
                              reduction_speed=REDUCTION_SPEED, links=links, objective=objective,

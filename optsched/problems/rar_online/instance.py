@@ -28,6 +28,7 @@ entry per (job, slot), every worker count >= 1. Allocations after a job's comple
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import deque
@@ -147,11 +148,16 @@ class RarOnlineInstance(Instance):
         self.require(self.fairness_u0 > 0 and math.isfinite(self.fairness_u0), "fairness_u0",
                      "must be > 0 (log(u0 + U) of an unfinished job)", self.fairness_u0)
         total = sum(self.servers)
+        checked: set[tuple] = set()
         for j, job in enumerate(self.jobs):
             for field, rule, value in job.violations():
                 raise self.invalid(f"jobs[{j}].{field}", rule, value)
             self.require(job.max_workers <= total, f"jobs[{j}].max_workers",
                          f"must be <= the cluster's {total} GPUs", job.max_workers)
+            kind = (job.model_bytes, job.compute_s, job.reserved_bandwidth, job.max_workers)
+            if kind in checked:
+                continue   # the same iteration times were checked for an earlier job
+            checked.add(kind)
             for w in range(1, job.max_workers + 1):
                 for spread in (False, True):
                     if spread and (w < 2 or len(self.servers) < 2):
@@ -294,16 +300,51 @@ class RarOnlineInstance(Instance):
 
     @cached_property
     def progress_table(self) -> list[np.ndarray]:
-        """``table[j][spread, w]``: progress per slot (0 for w = 0 or an impossible spread)."""
-        out = []
+        """``table[j][spread, w]``: progress per slot (0 for w = 0 or an impossible spread).
+
+        Jobs of one kind (model size, compute time, reserved bandwidth, worker cap) share one
+        read-only table: a stream of 10^6 jobs of a few dozen kinds holds a few dozen tables."""
+        out, shared = [], {}
+        spreadable = len(self.servers) >= 2
         for j, job in enumerate(self.jobs):
-            t = np.zeros((2, job.max_workers + 1), dtype=np.int64)
-            for w in range(1, job.max_workers + 1):
-                t[0, w] = self.progress(j, w, False)
-                if w >= 2 and len(self.servers) >= 2:
-                    t[1, w] = self.progress(j, w, True)
+            key = (job.model_bytes, job.compute_s, job.reserved_bandwidth, job.max_workers)
+            t = shared.get(key)
+            if t is None:
+                t = np.zeros((2, job.max_workers + 1), dtype=np.int64)
+                for w in range(1, job.max_workers + 1):
+                    t[0, w] = self.progress(j, w, False)
+                    if w >= 2 and spreadable:
+                        t[1, w] = self.progress(j, w, True)
+                t.flags.writeable = False
+                shared[key] = t
             out.append(t)
         return out
+
+    def sha256(self) -> str:
+        """SHA-256 of the canonical JSON (the digest of :meth:`Instance.sha256`), hashed in chunks
+        of jobs so that a 10^6-job stream never holds its whole JSON data or text at once."""
+        import functools
+        import hashlib
+        import json
+
+        cached = self.__dict__.get("_sha256")
+        if cached is not None:
+            return cached
+        dump = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        head = {"format_version": self.format_version, "problem": self.problem}
+        for f in dataclasses.fields(self):
+            if f.name != "jobs" and not (f.name == "links" and self.links is None):
+                head[f.name] = _plain(getattr(self, f.name))
+        head["jobs"] = []
+        before, after = dump(head).split('"jobs":[]', 1)
+        digest = hashlib.sha256((before + '"jobs":[').encode())
+        for lo in range(0, len(self.jobs), 4096):
+            chunk = dump([job.to_dict() for job in self.jobs[lo:lo + 4096]])[1:-1]
+            digest.update(((',' if lo else '') + chunk).encode())
+        digest.update((']' + after).encode())
+        cached = digest.hexdigest()
+        object.__setattr__(self, "_sha256", cached)
+        return cached
 
     def value_of(self, utilities: list[float | None], gpu_slots: float) -> float:
         """The objective from each job's earned utility (None = unfinished) and GPU-slots used."""
@@ -311,6 +352,29 @@ class RarOnlineInstance(Instance):
             return float(sum(math.log(self.fairness_u0 + (u or 0.0)) for u in utilities))
         total = float(sum(u for u in utilities if u is not None))
         return total - self.energy_price * gpu_slots if self.objective == "energy" else total
+
+
+def _plain(value):
+    """JSON data of a scalar or (nested) tuple field."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def trusted(cls, **fields):
+    """A record of ``cls`` from values of the annotated types already (generated data): skips the
+    type-driven conversion of :mod:`optsched.core.instance`, still runs ``validate``. For
+    generators that build 10^6 jobs; anything from outside goes through the constructor."""
+    obj = object.__new__(cls)
+    for f in dataclasses.fields(cls):
+        value = fields.pop(f.name) if f.name in fields else f.default
+        if value is dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}: missing field {f.name}")
+        object.__setattr__(obj, f.name, value)
+    if fields:
+        raise TypeError(f"{cls.__name__}: unknown field(s) {sorted(fields)}")
+    obj.validate()
+    return obj
 
 
 def evaluate(instance: RarOnlineInstance, allocations) -> tuple[list[str], list[int | None], float, float]:

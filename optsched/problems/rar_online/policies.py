@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
+from optsched.simulation.cluster import Cluster, JobTable, Policy, SimJob, Simulator
 from optsched.simulation.slots import SLOTS
 
 from .instance import RarOnlineInstance
@@ -68,7 +68,15 @@ def spread_fewest_graph(instance: RarOnlineInstance, free: np.ndarray, link_free
 
 
 class SlotPolicy(Policy):
-    """Base of slotted RAR policies: ``decide(slot)`` returns ``{job: {server: workers}}``."""
+    """Base of slotted RAR policies: ``decide(slot)`` returns ``{job: {server: workers}}``.
+
+    ``decide`` receives the set of active (arrived, not done) jobs, built at every tick from the
+    simulator's queues -- O(active) per slot; a policy that tracks what it needs itself sets
+    ``needs_active = False`` and receives None (``gadget``: rejected jobs stay waiting forever,
+    so the active set grows with the stream).
+    """
+
+    needs_active = True
 
     def __init__(self, instance: RarOnlineInstance):
         self.instance = instance
@@ -80,7 +88,7 @@ class SlotPolicy(Policy):
         slot = SLOTS.slot_at(now)
         if slot >= self.instance.horizon:
             return
-        active = {job.id for job in sim.waiting()} | {job.id for job in sim.running()}
+        active = ({job.id for job in sim.waiting()} | {job.id for job in sim.running()}) if self.needs_active else None
         plan = self.decide(sim, slot, active)
         for j in list(self.current):
             if j not in plan or plan[j] != self.current[j]:
@@ -178,7 +186,9 @@ def run_policy(instance: RarOnlineInstance, policy: SlotPolicy) -> list[list]:
     """Run ``policy`` on the simulator over the horizon; return its recorded allocations."""
     cluster = Cluster(gpus_per_server=instance.servers, intra_bandwidth=instance.intra_bandwidth,
                       inter_bandwidth=float(instance.link_capacity.max(initial=0.0)) or 1.0)
-    jobs = [SimJob(id=j, arrival=SLOTS.arrival_time(job.arrival), work=float(job.iterations), gpus=job.max_workers)
-            for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
-    Simulator(cluster, jobs, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon), record_log=False).run()
+    live = [j for j, job in enumerate(instance.jobs) if job.arrival < instance.horizon]
+    jobs = instance.jobs
+    table = JobTable(live, [SLOTS.arrival_time(jobs[j].arrival) for j in live], [float(jobs[j].iterations) for j in live],
+                     [jobs[j].max_workers for j in live])   # columns: no SimJob per job of a long stream
+    Simulator(cluster, table, policy, tick=1.0, max_time=SLOTS.max_time(instance.horizon), record_log=False).run()
     return policy.allocations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
 from .instance import SrptInstance, SrptJob
-from .policies import PriorityPolicy, VirtualSrpt, estimated_iteration_times, simulate
+from .policies import PriorityPolicy, VirtualSrpt, estimated_iteration_time_array, simulate
 
 __all__ = ["a_srpt", "fifo", "sjf_oracle", "tiresias_las", "lower_bound", "iteration_time_floor",
            "srpt_total_flow"]
@@ -41,26 +42,30 @@ def a_srpt(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     ('feasible', True)
     """
     opts = ctx.options
-    tau_est = estimated_iteration_times(instance)
+    tau_est = estimated_iteration_time_array(instance)
     total = instance.total_gpus
     virtual = VirtualSrpt()
-    predicted = {j.id: j.predicted_iterations for j in instance.jobs}
+    predicted = array("d", instance.columns["predicted_iterations"].tolist())
 
     def arrive(job, now):
-        virtual.arrive(job.id, now, job.gpus * predicted[job.id] * tau_est[job.id] / total)
+        k = job.payload   # the job's position in instance.jobs
+        virtual.arrive(job.id, now, job.gpus * predicted[k] * tau_est[k] / total)
+
+    def done(job, now):
+        virtual.forget(job.id)
 
     credit = instance.restart_overhead / total  # virtual size of one GPU's restart overhead
 
     def key(sim, job):
         virtual.advance(sim.now)
         left = virtual.remaining(job.id)
-        if sim.status(job.id) == "running":
+        if job.id in policy.running:
             left -= job.gpus * credit
         return (left, job.arrival, job.id)
 
     policy = PriorityPolicy(instance, key, preemptive=opts["preemption"], blocking=False,
                             placement=opts["placement"], rng=ctx.rng, on_arrival_hook=arrive,
-                            solve_model=ctx.solve_model)
+                            on_completion_hook=done, solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -77,9 +82,9 @@ def fifo(instance: SrptInstance, ctx: SolveContext) -> Outcome:
 def sjf_oracle(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     """Shortest job first on the *true* size ``g_j n_j tau_est_j``, backfilling, no preemption
     (baseline [ours]; an oracle: it reads the true iteration counts)."""
-    tau_est = estimated_iteration_times(instance)
-    size = {j.id: j.gpus * j.iterations * tau_est[j.id] for j in instance.jobs}
-    policy = PriorityPolicy(instance, lambda sim, job: (size[job.id], job.arrival, job.id), preemptive=False,
+    tau_est = estimated_iteration_time_array(instance)
+    size = array("d", [j.gpus * j.iterations * t for j, t in zip(instance.jobs, tau_est)])
+    policy = PriorityPolicy(instance, lambda sim, job: (size[job.payload], job.arrival, job.id), preemptive=False,
                             blocking=False, placement=ctx.options["placement"], rng=ctx.rng,
                             solve_model=ctx.solve_model)
     solution, stats = simulate(instance, policy)
@@ -155,10 +160,19 @@ def lower_bound(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     """``LB = max(SRPT flow on the virtual machine with true sizes g_j n_j tau_lb_j / G,
     sum_j n_j tau_lb_j)`` -- a lower bound on every feasible schedule's total flow time
     (proof: ``docs/online.md#lower-bound``). O(n log n) plus a min cut per large job."""
-    floors = {j.id: iteration_time_floor(instance, j) for j in instance.jobs}
-    arrivals = [j.arrival for j in instance.jobs]
-    sizes = [j.gpus * j.iterations * floors[j.id] / instance.total_gpus for j in instance.jobs]
+    memo: dict[tuple, float] = {}   # the floor depends on the job's kind only (GPUs, graph, compute)
+
+    def floor(job):
+        key = (job.gpus, job.edges, job.compute_s)
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = iteration_time_floor(instance, job)
+        return value
+
+    floors = [floor(j) for j in instance.jobs]
+    arrivals = instance.columns["arrival"]
+    sizes = [j.gpus * j.iterations * f / instance.total_gpus for j, f in zip(instance.jobs, floors)]
     virtual = srpt_total_flow(arrivals, sizes)
-    isolated = math.fsum(j.iterations * floors[j.id] for j in instance.jobs)
+    isolated = math.fsum(j.iterations * f for j, f in zip(instance.jobs, floors))
     value = float(max(virtual, isolated))
     return Outcome(objective=value, bound=value, stats={"virtual_srpt": float(virtual), "sum_isolated": isolated})

@@ -65,6 +65,21 @@ def _job(jid, arrival, kind, iterations, predicted) -> SrptJob:
                    model=kind["model"], batch_size=kind["batch_size"], recurrence=kind["recurrence"])
 
 
+def _stream(kinds, picks, arrivals, iterations, predicted) -> tuple[SrptJob, ...]:
+    """The jobs from columns: one edges tuple per kind, shared by its jobs (no per-job graph)."""
+    shared = [_job(r, 0.0, kind, 1, 1.0) for r, kind in enumerate(kinds)]
+    fields = [(kind["gpus"], kind["plan"], PLAN_GRAPH[kind["plan"]], proto.edges, proto.compute_s, proto.model,
+               proto.batch_size, proto.recurrence) for kind, proto in zip(kinds, shared)]
+    trusted = SrptJob.trusted
+    out = []
+    for j, (k, a, n, p) in enumerate(zip(picks.tolist(), arrivals.tolist(), iterations.tolist(), predicted.tolist())):
+        g, plan, graph, edges, compute_s, model, batch, recurrence = fields[k]
+        out.append(trusted(id=j, arrival=a, gpus=g, plan=plan, graph=graph, edges=edges, compute_s=compute_s,
+                           iterations=n, predicted_iterations=p, model=model, batch_size=batch,
+                           recurrence=recurrence))
+    return tuple(out)
+
+
 def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: int = 8, load: float = 0.8,
              recurrences: int = 10, history_runs: int = 8, noise: float = 0.3, plans: str = "mixed",
              predictor: str = "forest", restart_overhead: float = 30.0, intra_bandwidth: float = 1e11,
@@ -105,23 +120,27 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
         for n in log_normal_iterations(rng, kind["base"], noise, history_runs):
             history.append({**kind, "iterations": int(n)})
     picks = rng.integers(recurrences, size=jobs)
-    iterations = [int(log_normal_iterations(rng, kinds[k]["base"], noise, 1)[0]) for k in picks]
-    records = [{**kinds[k], "iterations": n} for k, n in zip(picks, iterations)]
+    # one standard normal per job, drawn in one call (the same stream as one draw per job)
+    base = np.asarray([kind["base"] for kind in kinds])
+    iterations = np.maximum(1, np.round(base[picks] * np.exp(noise * rng.standard_normal(jobs)))).astype(np.int64)
     if predictor == "forest":
-        predicted = IterationPredictor(seed=seed).fit(history).predict(records)
+        # the forest's features are the kind's (model, batch, GPUs, plan, recurrence): one prediction per kind
+        per_kind = IterationPredictor(seed=seed).fit(history).predict([{**kind, "iterations": 0} for kind in kinds])
+        predicted = per_kind[picks]
     else:
-        predicted = np.asarray(iterations, float)
+        predicted = iterations.astype(float)
     cluster = SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,
                            inter_bandwidth=inter_bandwidth, restart_overhead=restart_overhead,
                            jobs=[_job(r, 0.0, kind, 1, 1.0) for r, kind in enumerate(kinds)])
     tau = estimated_iteration_times(cluster)
-    sizes = [kinds[k]["gpus"] * n * tau[int(k)] for k, n in zip(picks, iterations)]
+    gpus_of = np.asarray([kind["gpus"] for kind in kinds], np.int64)
+    sizes = gpus_of[picks] * iterations * np.asarray([tau[r] for r in range(recurrences)])[picks]
     rate = load * total / float(np.mean(sizes))
     arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, jobs - 1))])
-    stream = tuple(_job(j, float(arrivals[j]), kinds[k], iterations[j], predicted[j]) for j, k in enumerate(picks))
+    stream = _stream(kinds, picks, arrivals, iterations, predicted)
     err = prediction_errors(iterations, predicted)
-    return SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,
-                        inter_bandwidth=inter_bandwidth, restart_overhead=restart_overhead, jobs=stream,
+    return SrptInstance.trusted(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=float(intra_bandwidth),
+                        inter_bandwidth=float(inter_bandwidth), restart_overhead=float(restart_overhead), jobs=stream,
                         name=f"gen-{jobs}j-{servers}x{gpus_per_server}-load{load:g}-s{seed}",
                         provenance=f"optsched srpt generator, seed {seed}, predictor {predictor} "
                                    f"(held-out MAE {err['mae']:.4g} iterations, MAPE {err['mape']:.4g})")

@@ -23,12 +23,17 @@ The checker verifies from the instance alone: segments within ``[a_j, inf)``, or
 disjoint; each placement names exactly ``g_j`` valid servers; at every instant no server holds
 more GPUs than it has; and the work done covers ``n_j``: ``sum_k max(0, e_k - s_k - o_k) /
 tau_k >= n_j`` (``o_k`` = the restart overhead for k >= 1, 0 for the first segment), up to a
-relative 1e-9 (float accumulation in the simulator).
+relative 1e-9 (float accumulation in the simulator) plus, per segment, ``TIME_ULPS`` units in the
+last place of its end time divided by ``tau_k`` (the segment's length is the difference of two
+instants rounded to the float grid at their magnitude: at t ~ 10^7 s one ulp is 1.9e-9 s, which
+for a job of 0.3 s of work is a relative 6e-9 -- seen on 10^6-job streams).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from array import array
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -38,7 +43,8 @@ import numpy as np
 from optsched.core.instance import Instance, Record
 from optsched.core.registry import CheckReport
 
-__all__ = ["SrptJob", "SrptInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "WORK_RTOL"]
+__all__ = ["SrptJob", "SrptInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "WORK_RTOL",
+           "TIME_ULPS"]
 
 OBJECTIVE = "minimize total flow time sum_j (C_j - a_j), C_j = end of job j's last run segment"
 SOLUTION_SCHEMA = ('{"jobs": [{"id": j, "segments": [{"start": s, "end": e, "servers": [server per graph node]}]}]}'
@@ -47,6 +53,10 @@ SOLUTION_SCHEMA = ('{"jobs": [{"id": j, "segments": [{"start": s, "end": e, "ser
 #: relative slack on the work a schedule must cover: the simulator accumulates remaining work over
 #: at most a few thousand rate changes, each losing an ulp (2e-16) -- far below 1e-9
 WORK_RTOL = 1e-9
+#: absolute slack per segment in units in the last place of its end time: the simulator rounds
+#: the instant progress starts (start + overhead) and the completion instant (progress start +
+#: remaining / rate), and the checker rounds end - start - overhead twice: at most 4 roundings
+TIME_ULPS = 4
 
 
 @dataclass(frozen=True)
@@ -77,29 +87,71 @@ class SrptJob(Record):
         self.require(self.predicted_iterations > 0 and math.isfinite(self.predicted_iterations),
                      "predicted_iterations", "must be finite and > 0", self.predicted_iterations)
         g = self.gpus
+        if (g, self.edges) in _VALID_EDGES:
+            return   # the same graph was checked for another job of the same kind
         if all(0 <= u < g and 0 <= v < g and u != v and 0 <= w < math.inf for u, v, w in self.edges):
+            if len(_VALID_EDGES) >= _EDGE_CACHE_MAX:
+                _VALID_EDGES.clear()
+            _VALID_EDGES.add((g, self.edges))
             return   # the common case, without building a message per edge
         for k, (u, v, w) in enumerate(self.edges):
             self.require(0 <= u < g and 0 <= v < g and u != v, f"edges[{k}]",
                          f"must join two distinct nodes in 0..{g - 1}", (u, v))
             self.require(w >= 0 and math.isfinite(w), f"edges[{k}][2]", "bytes must be finite and >= 0", w)
 
-    @cached_property
+    @property
     def edge_array(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if not self.edges:
-            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
-        e = np.asarray(self.edges, float)
-        return e[:, 0].astype(int), e[:, 1].astype(int), e[:, 2]
+        """``(u, v, bytes)`` columns of the edges (shared by every job with equal edges)."""
+        return _edge_columns(self.edges)[:3]
 
-    @cached_property
+    @property
     def total_bytes(self) -> float:
-        return float(self.edge_array[2].sum())
+        return _edge_columns(self.edges)[3]
+
+    @classmethod
+    def trusted(cls, **fields) -> "SrptJob":
+        """A job from values of the annotated types already (ints, floats, strings, a tuple of
+        ``(int, int, float)`` edges): skips the type-driven conversion, still validates. The fast
+        path of the generator and of :meth:`SrptInstance.from_dict`."""
+        job = object.__new__(cls)
+        for name, default in _JOB_DEFAULTS.items():
+            object.__setattr__(job, name, fields.pop(name, default))
+        if fields:
+            raise TypeError(f"unknown SrptJob field(s): {sorted(fields)}")
+        job.validate()
+        return job
 
     def cut_bytes(self, servers) -> float:
         """Bytes per iteration on edges whose endpoints sit on different servers."""
         u, v, w = self.edge_array
         s = np.asarray(servers)
         return float(w[s[u] != s[v]].sum()) if w.size else 0.0
+
+
+_JOB_DEFAULTS = {"id": None, "arrival": None, "gpus": None, "plan": None, "graph": None, "edges": None,
+                 "compute_s": None, "iterations": None, "predicted_iterations": None, "model": "",
+                 "batch_size": 0, "recurrence": ""}
+#: edges tuple -> (u, v, bytes, total bytes); jobs of one kind share one entry [bounded: cleared
+#: beyond _EDGE_CACHE_MAX distinct graphs]
+_EDGE_CACHE: dict[tuple, tuple] = {}
+_EDGE_CACHE_MAX = 65536
+#: (GPUs, edges) pairs already validated
+_VALID_EDGES: set[tuple] = set()
+
+
+def _edge_columns(edges: tuple) -> tuple:
+    hit = _EDGE_CACHE.get(edges)
+    if hit is None:
+        if not edges:
+            hit = (np.zeros(0, int), np.zeros(0, int), np.zeros(0), 0.0)
+        else:
+            e = np.asarray(edges, float)
+            w = e[:, 2]
+            hit = (e[:, 0].astype(int), e[:, 1].astype(int), w, float(w.sum()))
+        if len(_EDGE_CACHE) >= _EDGE_CACHE_MAX:
+            _EDGE_CACHE.clear()
+        _EDGE_CACHE[edges] = hit
+    return hit
 
 
 @dataclass(frozen=True)
@@ -134,9 +186,102 @@ class SrptInstance(Instance):
             self.require(job.gpus <= total, f"jobs[{k}].gpus",
                          f"the job is larger than the cluster ({total} GPUs)", job.gpus)
 
+    @classmethod
+    def from_dict(cls, data, path: str = "", problem: str | None = None) -> "SrptInstance":
+        """Columnar fast path for well-formed data (one pass per field, edges shared between the
+        jobs of one kind); anything irregular goes through the generic type-driven conversion,
+        which names the offending field and index exactly as before."""
+        if not path:
+            fast = _fast_from_dict(cls, data)
+            if fast is not None:
+                return fast
+        return super().from_dict(data, path, problem)
+
+    def _jobs_data(self, lo: int, hi: int, edge_lists: dict[int, list]) -> list[dict]:
+        """JSON data of jobs ``lo..hi-1``; equal graphs share one edge list (JSON writers do not care)."""
+        out = []
+        for j in self.jobs[lo:hi]:
+            edges = edge_lists.get(id(j.edges))
+            if edges is None:
+                edges = edge_lists[id(j.edges)] = [list(e) for e in j.edges]
+            out.append({"id": j.id, "arrival": j.arrival, "gpus": j.gpus, "plan": j.plan, "graph": j.graph,
+                        "edges": edges, "compute_s": j.compute_s, "iterations": j.iterations,
+                        "predicted_iterations": j.predicted_iterations, "model": j.model,
+                        "batch_size": j.batch_size, "recurrence": j.recurrence})
+        return out
+
+    def _head_data(self) -> dict:
+        return {"gpus_per_server": list(self.gpus_per_server), "intra_bandwidth": self.intra_bandwidth,
+                "inter_bandwidth": self.inter_bandwidth, "restart_overhead": self.restart_overhead, "jobs": [],
+                "name": self.name, "provenance": self.provenance}
+
+    def to_dict(self) -> dict:
+        """The JSON data (as :meth:`Record.to_dict` gives it), built per column."""
+        data = self._head_data()
+        data["jobs"] = self._jobs_data(0, len(self.jobs), {})
+        return data
+
+    def sha256(self) -> str:
+        """SHA-256 of the canonical JSON (the same digest as :meth:`Instance.sha256`), hashed in
+        chunks of jobs so that a 10^6-job stream never holds its whole JSON text or data at once."""
+        import hashlib
+        import json
+
+        cached = self.__dict__.get("_sha256")
+        if cached is not None:
+            return cached
+        data = {"format_version": self.format_version, "problem": self.problem, **self._head_data()}
+        edge_lists: dict[int, list] = {}
+        dump = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        head, tail = dump(data).split('"jobs":[]', 1)
+        digest = hashlib.sha256((head + '"jobs":[').encode())
+        for lo in range(0, len(self.jobs), 4096):
+            chunk = dump(self._jobs_data(lo, lo + 4096, edge_lists))[1:-1]
+            digest.update(((',' if lo else '') + chunk).encode())
+        digest.update((']' + tail).encode())
+        cached = digest.hexdigest()
+        object.__setattr__(self, "_sha256", cached)
+        return cached
+
+    @classmethod
+    def trusted(cls, **fields) -> "SrptInstance":
+        """An instance from fields of the annotated types already (``jobs`` a tuple of
+        :class:`SrptJob`); skips the conversion, still validates."""
+        from optsched.core.instance import MAX_MAGNITUDE
+
+        fields.setdefault("name", "")
+        fields.setdefault("provenance", "")
+        regular = (type(fields.get("jobs")) is tuple and type(fields.get("gpus_per_server")) is tuple
+                   and all(type(g) is int for g in fields["gpus_per_server"])
+                   and all(type(fields.get(f)) is float and abs(fields[f]) <= MAX_MAGNITUDE
+                           for f in ("intra_bandwidth", "inter_bandwidth", "restart_overhead"))
+                   and type(fields["name"]) is str and type(fields["provenance"]) is str)
+        if not regular:   # the generic constructor converts or names the offending field
+            return cls(**fields)
+        inst = object.__new__(cls)
+        for name in ("gpus_per_server", "intra_bandwidth", "inter_bandwidth", "restart_overhead", "jobs", "name",
+                     "provenance"):
+            object.__setattr__(inst, name, fields.pop(name))
+        if fields:
+            raise TypeError(f"unknown SrptInstance field(s): {sorted(fields)}")
+        inst.validate()
+        return inst
+
     @property
     def total_gpus(self) -> int:
         return sum(self.gpus_per_server)
+
+    @cached_property
+    def columns(self) -> dict[str, np.ndarray]:
+        """The jobs' scalar fields as numpy columns in job order (``id``, ``arrival``, ``gpus``,
+        ``iterations``, ``predicted_iterations``, ``compute_s``), built once."""
+        jobs = self.jobs
+        return {"id": np.fromiter((j.id for j in jobs), np.int64, len(jobs)),
+                "arrival": np.fromiter((j.arrival for j in jobs), float, len(jobs)),
+                "gpus": np.fromiter((j.gpus for j in jobs), np.int64, len(jobs)),
+                "iterations": np.fromiter((j.iterations for j in jobs), np.int64, len(jobs)),
+                "predicted_iterations": np.fromiter((j.predicted_iterations for j in jobs), float, len(jobs)),
+                "compute_s": np.fromiter((j.compute_s for j in jobs), float, len(jobs))}
 
     @property
     def num_jobs(self) -> int:
@@ -144,8 +289,100 @@ class SrptInstance(Instance):
 
     def iteration_time(self, job: SrptJob, servers) -> float:
         """Seconds per iteration of ``job`` with node k on server ``servers[k]``."""
-        cut = job.cut_bytes(servers)
+        first = servers[0] if len(servers) else None
+        if all(s == first for s in servers):   # one server: no edge is cut
+            cut = 0.0
+        else:
+            cut = job.cut_bytes(servers)
         return job.compute_s + cut / self.inter_bandwidth + (job.total_bytes - cut) / self.intra_bandwidth
+
+
+_JOB_REQUIRED = frozenset(k for k, v in _JOB_DEFAULTS.items() if v is None)
+_JOB_FIELDS = frozenset(_JOB_DEFAULTS)
+_INSTANCE_REQUIRED = frozenset({"gpus_per_server", "intra_bandwidth", "inter_bandwidth", "restart_overhead",
+                                "jobs"})
+_INSTANCE_FIELDS = _INSTANCE_REQUIRED | {"name", "provenance"}
+_PLANS, _GRAPHS = frozenset({"data", "pipeline", "tensor"}), frozenset({"ring", "chain", "grid"})
+
+
+def _float_column(values: list) -> list | None:
+    """``values`` as Python floats when every one is an int or float, finite-or-inf and within
+    the magnitude limit of :mod:`optsched.core.instance` (else None: the generic path decides)."""
+    from optsched.core.instance import MAX_MAGNITUDE
+
+    kinds = set(map(type, values))
+    if not kinds <= {int, float}:
+        return None
+    try:
+        out = list(map(float, values)) if int in kinds else values
+    except OverflowError:
+        return None
+    arr = np.asarray(out, float)
+    if arr.size and (np.isnan(arr).any() or float(np.abs(arr).max()) > MAX_MAGNITUDE):
+        return None
+    return out
+
+
+def _fast_from_dict(cls, data) -> "SrptInstance | None":
+    """See :meth:`SrptInstance.from_dict`; None whenever the data is not regular."""
+    if not isinstance(data, dict) or data.keys() - _INSTANCE_FIELDS or _INSTANCE_REQUIRED - data.keys():
+        return None
+    gps, jobs = data["gpus_per_server"], data["jobs"]
+    if not isinstance(gps, list) or not set(map(type, gps)) <= {int} or not isinstance(jobs, list):
+        return None
+    scalars = _float_column([data["intra_bandwidth"], data["inter_bandwidth"], data["restart_overhead"]])
+    name, provenance = data.get("name", ""), data.get("provenance", "")
+    if scalars is None or type(name) is not str or type(provenance) is not str:
+        return None
+    if not set(map(type, jobs)) <= {dict}:
+        return None
+    for job in jobs:
+        keys = job.keys()
+        if keys - _JOB_FIELDS or _JOB_REQUIRED - keys:
+            return None
+    columns = {}
+    for field in ("id", "gpus", "iterations", "batch_size"):
+        col = [job.get(field, 0) for job in jobs]
+        if not set(map(type, col)) <= {int}:
+            return None
+        columns[field] = col
+    for field in ("arrival", "compute_s", "predicted_iterations"):
+        col = _float_column([job[field] for job in jobs])
+        if col is None:
+            return None
+        columns[field] = col
+    for field, allowed in (("plan", _PLANS), ("graph", _GRAPHS), ("model", None), ("recurrence", None)):
+        col = [job.get(field, "") for job in jobs]
+        if not set(map(type, col)) <= {str} or (allowed is not None and not set(col) <= allowed):
+            return None
+        columns[field] = col
+    shared: dict[tuple, tuple] = {}
+    edges_col = []
+    for job in jobs:
+        edges = job["edges"]
+        if type(edges) is not list:
+            return None
+        for e in edges:
+            if type(e) is not list or len(e) != 3 or type(e[0]) is not int or type(e[1]) is not int \
+                    or type(e[2]) not in (int, float):
+                return None
+        key = tuple(map(tuple, edges))
+        hit = shared.get(key)
+        if hit is None:
+            weights = _float_column([e[2] for e in edges])
+            if weights is None:
+                return None
+            hit = shared[key] = tuple((e[0], e[1], w) for e, w in zip(edges, weights))
+        edges_col.append(hit)
+    built = tuple(
+        SrptJob.trusted(id=i, arrival=a, gpus=g, plan=p, graph=gr, edges=e, compute_s=c, iterations=n,
+                        predicted_iterations=ph, model=m, batch_size=b, recurrence=r)
+        for i, a, g, p, gr, e, c, n, ph, m, b, r in zip(
+            columns["id"], columns["arrival"], columns["gpus"], columns["plan"], columns["graph"], edges_col,
+            columns["compute_s"], columns["iterations"], columns["predicted_iterations"], columns["model"],
+            columns["batch_size"], columns["recurrence"]))
+    return cls.trusted(gpus_per_server=tuple(gps), intra_bandwidth=scalars[0], inter_bandwidth=scalars[1],
+                       restart_overhead=scalars[2], jobs=built, name=name, provenance=provenance)
 
 
 def _fail(msg: str) -> CheckReport:
@@ -161,7 +398,8 @@ def check(instance: SrptInstance, solution) -> CheckReport:
     seen: set[int] = set()
     flow = []
     num_servers = len(instance.gpus_per_server)
-    usage_t, usage_s, usage_d = [], [], []  # capacity sweep: (time, server, +/- GPUs)
+    # capacity sweep: (time, server, +/- GPUs), compact columns (8 bytes per entry)
+    usage_t, usage_s, usage_d = array("d"), array("q"), array("q")
     for entry in solution["jobs"]:
         if not isinstance(entry, dict) or set(entry) != {"id", "segments"} or not isinstance(entry["segments"], list):
             return _fail('every job entry must be {"id": j, "segments": [...]}')
@@ -171,7 +409,7 @@ def check(instance: SrptInstance, solution) -> CheckReport:
             continue
         seen.add(jid)
         job = by_id[jid]
-        work, last_end = 0.0, job.arrival
+        work, last_end, slack = 0.0, job.arrival, 0.0
         if not entry["segments"]:
             violations.append(f"job {jid}: no run segment")
             continue
@@ -192,19 +430,24 @@ def check(instance: SrptInstance, solution) -> CheckReport:
                                   f"{'its arrival' if k == 0 else 'the previous segment ends'} ({last_end!r})")
             last_end = end
             overhead = instance.restart_overhead if k else 0.0
-            work += max(0.0, end - start - overhead) / instance.iteration_time(job, servers)
-            for s, count in zip(*np.unique(servers, return_counts=True)):
-                usage_t += [start, end]
-                usage_s += [int(s), int(s)]
-                usage_d += [int(count), -int(count)]
-        if work < job.iterations * (1 - WORK_RTOL):
+            tau = instance.iteration_time(job, servers)
+            work += max(0.0, end - start - overhead) / tau
+            slack += TIME_ULPS * math.ulp(end) / tau
+            held: dict[int, int] = {}
+            for s in servers:
+                held[s] = held.get(s, 0) + 1
+            for s, count in held.items():
+                usage_t.extend((start, end))
+                usage_s.extend((s, s))
+                usage_d.extend((count, -count))
+        if work < job.iterations * (1 - WORK_RTOL) - slack:
             violations.append(f"job {jid}: its segments do {work:.6g} iterations, it needs {job.iterations}")
         flow.append(last_end - job.arrival)
     missing = sorted(set(by_id) - seen)
     if missing:
         violations.append(f"{len(missing)} job(s) missing from the schedule, e.g. {missing[:5]}")
     if usage_t:
-        t, s, d = np.asarray(usage_t, float), np.asarray(usage_s), np.asarray(usage_d)
+        t, s, d = np.frombuffer(usage_t, float), np.frombuffer(usage_s, np.int64), np.frombuffer(usage_d, np.int64)
         order = np.lexsort((d, s, t))  # per server and time, releases (-) before acquisitions (+)
         order = order[np.argsort(s[order], kind="stable")]
         for server in range(num_servers):

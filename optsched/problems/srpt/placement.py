@@ -56,12 +56,28 @@ def place_greedy_kl(job: SrptJob, free: Sequence[int]) -> list[int]:
     (True, 2.0)
     """
     counts = _server_counts(free, job.gpus)
-    servers = fill_in_order(counts)
     if len(counts) == 1 or not job.edges:
-        return servers
-    u, v, w = job.edge_array
-    graph = Graph(job.gpus, u, v, w)
-    return pairwise_kl_refine(graph, servers, cut=job.cut_bytes)
+        return fill_in_order(counts)
+    # The refinement depends on the graph and on the per-server counts only, up to an
+    # order-preserving renaming of the servers (it visits server pairs in ascending order and its
+    # cut is label-free): it runs once per (graph, counts) on servers 0..k-1, then is renamed.
+    labels = list(counts)   # ascending server indices (FifoPolicy.place sorts them)
+    key = (job.edges, tuple(counts.values()))
+    canonical = _KL_CACHE.get(key)
+    if canonical is None:
+        u, v, w = job.edge_array
+        graph = Graph(job.gpus, u, v, w)
+        canonical = tuple(pairwise_kl_refine(graph, fill_in_order(dict(enumerate(counts.values()))),
+                                             cut=job.cut_bytes))
+        if len(_KL_CACHE) >= _KL_CACHE_MAX:
+            _KL_CACHE.clear()
+        _KL_CACHE[key] = canonical
+    return [labels[p] for p in canonical]
+
+
+#: (edges, per-server counts) -> refined placement on servers 0..k-1 (bounded)
+_KL_CACHE: dict[tuple, tuple[int, ...]] = {}
+_KL_CACHE_MAX = 65536
 
 
 def place_random(job: SrptJob, free: Sequence[int], rng: np.random.Generator) -> list[int]:

@@ -1,0 +1,148 @@
+"""The srpt generator as it was before the columnar rewrite (git: optsched/problems/srpt/generate.py
+before the online-scale branch), kept as a reference oracle for tests/online/test_srpt_scale.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from optsched.core.errors import InvalidInstanceError
+from optsched.core.rng import make_rng
+
+from optsched.problems.srpt.graphs import PLAN_GRAPH, make_job_edges
+from optsched.problems.srpt.instance import SrptInstance, SrptJob
+from optsched.problems.srpt.policies import estimated_iteration_times
+from optsched.problems.srpt.predictor import IterationPredictor, log_normal_iterations, prediction_errors
+
+__all__ = ["generate", "load_gavel_stream", "PRESETS", "GENERATED_MODELS", "edge_bytes"]
+
+#: models of the job-type table used by generated streams (the Gavel trace's models)
+GENERATED_MODELS = ("ResNet-18", "ResNet-50", "Transformer", "LM", "Recommendation", "A3C", "CycleGAN")
+PLANS = ("data", "pipeline", "tensor")
+
+PRESETS: dict[str, dict] = {
+    "tiny": {"jobs": 6, "servers": 2, "gpus_per_server": 4, "recurrences": 3, "history_runs": 6, "load": 0.9},
+    "small": {"jobs": 40, "servers": 4, "gpus_per_server": 8, "recurrences": 10, "history_runs": 8, "load": 0.8},
+    "bench": {"jobs": 10000, "servers": 64, "gpus_per_server": 8, "recurrences": 50, "history_runs": 10,
+              "load": 0.8},
+}
+
+
+def edge_bytes(plan: str, gpus: int, model_bytes: float) -> float:
+    if plan == "data":
+        return 2 * (gpus - 1) / gpus * model_bytes
+    if plan == "pipeline":
+        return model_bytes / 4
+    return model_bytes / gpus
+
+
+def _job(jid, arrival, kind, iterations, predicted) -> SrptJob:
+    return SrptJob(id=jid, arrival=arrival, gpus=kind["gpus"], plan=kind["plan"], graph=PLAN_GRAPH[kind["plan"]],
+                   edges=make_job_edges(PLAN_GRAPH[kind["plan"]], kind["gpus"],
+                                        edge_bytes(kind["plan"], kind["gpus"], kind["model_bytes"])),
+                   compute_s=kind["compute_s"], iterations=int(iterations), predicted_iterations=float(predicted),
+                   model=kind["model"], batch_size=kind["batch_size"], recurrence=kind["recurrence"])
+
+
+def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: int = 8, load: float = 0.8,
+             recurrences: int = 10, history_runs: int = 8, noise: float = 0.3, plans: str = "mixed",
+             predictor: str = "forest", restart_overhead: float = 30.0, intra_bandwidth: float = 1e11,
+             inter_bandwidth: float = 1.25e9) -> SrptInstance:
+    """A generated stream; the same seed and options give the same instance.
+
+    >>> inst = generate(0, jobs=5, servers=2, gpus_per_server=4, recurrences=2, history_runs=4)
+    >>> inst.num_jobs, inst.total_gpus, inst.jobs[0].arrival
+    (5, 8, 0.0)
+    """
+    from optsched.workloads.job_types import job_type
+
+    if jobs < 1:
+        raise InvalidInstanceError("srpt", "jobs", "the job stream is empty: must be >= 1", jobs)
+    for name, value in (("servers", servers), ("gpus_per_server", gpus_per_server), ("recurrences", recurrences),
+                        ("history_runs", history_runs)):
+        if value < 1:
+            raise InvalidInstanceError("srpt", name, "must be >= 1", value)
+    if not 0 < load:
+        raise InvalidInstanceError("srpt", "load", "must be > 0", load)
+    if plans not in ("mixed",) + PLANS:
+        raise InvalidInstanceError("srpt", "plans", "must be mixed, data, pipeline or tensor", plans)
+    if predictor not in ("forest", "oracle"):
+        raise InvalidInstanceError("srpt", "predictor", "must be forest or oracle", predictor)
+    rng = make_rng(seed, "srpt", jobs, servers, gpus_per_server, load, recurrences, history_runs, noise, plans)
+    total = servers * gpus_per_server
+    demands = [g for g in (1, 2, 4, 8, 16) if g <= total]
+    kinds = []
+    for r in range(recurrences):
+        jt = job_type(GENERATED_MODELS[int(rng.integers(len(GENERATED_MODELS)))])
+        gpus = int(rng.choice(demands, p=np.linspace(2, 1, len(demands)) / np.linspace(2, 1, len(demands)).sum()))
+        plan = plans if plans != "mixed" else ("data" if gpus == 1 else PLANS[int(rng.integers(3))])
+        kinds.append({"model": jt.model, "batch_size": jt.mini_batch, "model_bytes": float(jt.model_bytes),
+                      "compute_s": jt.compute_s(), "gpus": gpus, "plan": plan, "recurrence": f"r{r}",
+                      "base": float(np.exp(rng.uniform(np.log(200), np.log(5000))))})
+    history = []
+    for kind in kinds:
+        for n in log_normal_iterations(rng, kind["base"], noise, history_runs):
+            history.append({**kind, "iterations": int(n)})
+    picks = rng.integers(recurrences, size=jobs)
+    iterations = [int(log_normal_iterations(rng, kinds[k]["base"], noise, 1)[0]) for k in picks]
+    records = [{**kinds[k], "iterations": n} for k, n in zip(picks, iterations)]
+    if predictor == "forest":
+        predicted = IterationPredictor(seed=seed).fit(history).predict(records)
+    else:
+        predicted = np.asarray(iterations, float)
+    cluster = SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,
+                           inter_bandwidth=inter_bandwidth, restart_overhead=restart_overhead,
+                           jobs=[_job(r, 0.0, kind, 1, 1.0) for r, kind in enumerate(kinds)])
+    tau = estimated_iteration_times(cluster)
+    sizes = [kinds[k]["gpus"] * n * tau[int(k)] for k, n in zip(picks, iterations)]
+    rate = load * total / float(np.mean(sizes))
+    arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, jobs - 1))])
+    stream = tuple(_job(j, float(arrivals[j]), kinds[k], iterations[j], predicted[j]) for j, k in enumerate(picks))
+    err = prediction_errors(iterations, predicted)
+    return SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,
+                        inter_bandwidth=inter_bandwidth, restart_overhead=restart_overhead, jobs=stream,
+                        name=f"gen-{jobs}j-{servers}x{gpus_per_server}-load{load:g}-s{seed}",
+                        provenance=f"optsched srpt generator, seed {seed}, predictor {predictor} "
+                                   f"(held-out MAE {err['mae']:.4g} iterations, MAPE {err['mape']:.4g})")
+
+
+def load_gavel_stream(path: str | Path, *, servers: int = 16, gpus_per_server: int = 8,
+                      history_fraction: float = 0.5, max_jobs: int | None = None, restart_overhead: float = 30.0,
+                      intra_bandwidth: float = 1e11, inter_bandwidth: float = 1.25e9, seed: int = 0) -> SrptInstance:
+    """A trace-derived stream (see the module docstring); the cluster is ``servers x gpus_per_server``
+    [ours: Gavel's traces name no cluster]. Stream jobs larger than the cluster raise
+    ``InvalidInstanceError`` through the instance's validation."""
+    from optsched.core.data import sha256_file
+    from optsched.workloads.job_types import job_type
+    from optsched.workloads.traces import load_gavel_trace
+
+    if not 0 < history_fraction < 1:
+        raise InvalidInstanceError("srpt", "history_fraction", "must be in (0, 1)", history_fraction)
+    trace = sorted(load_gavel_trace(path), key=lambda t: (t.arrival_s, t.index))
+    split = max(1, int(round(history_fraction * len(trace))))
+    if split >= len(trace):
+        raise InvalidInstanceError("srpt", "(file)", "the trace leaves no job for the stream after the history",
+                                   len(trace))
+    stream_jobs = trace[split:split + max_jobs] if max_jobs else trace[split:]
+
+    def record(t):
+        jt = job_type(t.job_type)
+        return {"model": jt.model, "batch_size": jt.mini_batch, "gpus": t.gpus, "plan": "data",
+                "recurrence": f"{t.job_type}|{t.gpus}", "iterations": t.total_steps,
+                "model_bytes": float(jt.model_bytes), "compute_s": jt.compute_s()}
+
+    forest = IterationPredictor(seed=seed).fit([record(t) for t in trace[:split]])
+    records = [record(t) for t in stream_jobs]
+    predicted = forest.predict(records)
+    start = stream_jobs[0].arrival_s
+    jobs = tuple(_job(k, t.arrival_s - start, rec, rec["iterations"], p)
+                 for k, (t, rec, p) in enumerate(zip(stream_jobs, records, predicted)))
+    err = prediction_errors([r["iterations"] for r in records], predicted)
+    name = Path(path).name
+    return SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,
+                        inter_bandwidth=inter_bandwidth, restart_overhead=restart_overhead, jobs=jobs,
+                        name=f"gavel-{Path(path).stem}",
+                        provenance=f"Gavel/Philly trace {name} (sha256 {sha256_file(path)}); history = first "
+                                   f"{split} jobs by arrival, stream = next {len(jobs)}; random forest held-out "
+                                   f"MAE {err['mae']:.4g} iterations, MAPE {err['mape']:.4g}")
