@@ -13,8 +13,9 @@ Two kinds of cells:
 * ``time`` (one per instance): the problem's exact method on one larger instance per problem
   (generated, seed 0, the preset named in the row) and OR-Library ``mknapcb1`` (QUICK: instances
   0-1; full: 0-4), once per back-end with the same wall-clock limit, one thread each; the portfolio
-  races HiGHS (CP-SAT on the models it accepts) and SCIP on two processes. The fastest back-end to a proven optimum is named per
-  row; ``portfolio_excess_s`` is the portfolio's time minus the fastest single back-end's, and
+  races HiGHS (CP-SAT on the models it accepts) in the calling process and SCIP in a child process
+  at idle CPU priority (it gets the cycles nobody else wants; see ``docs/solvers.md``). The
+  fastest back-end to a proven optimum is named per row; ``portfolio_excess_s`` is the portfolio's time minus the fastest single back-end's, and
   ``startup_s`` the portfolio's start-up cost measured in the same cell: the wall time for its
   child member (SCIP; HiGHS races in the calling process) to start a fresh interpreter, read a
   one-column model and answer (:func:`optsched.core.backends.portfolio.child_startup_s`).
@@ -254,5 +255,5 @@ EXPERIMENT = Experiment(
     instance_family="each problem's tiny reference instances and stored instances; one generated instance "
                     "per problem; OR-Library mknapcb1 (5 x 100; QUICK: instances 0-1, full: 0-4)",
     settings=f"one thread per solver; time cells: the same wall-clock limit per back-end "
-             f"({QUICK_TIME_LIMIT_S:.0f} s QUICK, {TIME_LIMIT_S:.0f} s full); portfolio = highs + scip, cpsat in HiGHS' place on the models it accepts",
+             f"({QUICK_TIME_LIMIT_S:.0f} s QUICK, {TIME_LIMIT_S:.0f} s full); portfolio = highs + scip (scip in a child at idle CPU priority), cpsat in HiGHS' place on the models it accepts",
 )
