@@ -76,6 +76,9 @@ _PROOFS = ("optimal", "infeasible")
 #: (niceness 19) or ``normal`` (the caller's priority)
 CHILD_PRIORITY = "idle"
 _PRIORITIES = ("idle", "low", "normal")
+#: what a waiting child imports before its model comes (the modules its solve needs)
+_PRELOAD = {"highs": ("highspy",), "scip": ("pyscipopt",), "cpsat": ("ortools.sat.python.cp_model",)}
+_VERSIONS: dict[tuple, str] = {}
 
 
 def parse_portfolio_name(name: str) -> tuple[str, ...] | None:
@@ -120,9 +123,13 @@ class PortfolioBackend(Backend):
         self.keep_warm = bool(keep_warm)
 
     def version(self) -> str:
+        """The members' versions (computed once per process: SCIP's builds a model to ask)."""
         from . import get_backend
 
-        return "portfolio(" + "; ".join(f"{m}: {get_backend(m).version()}" for m in self.members) + ")"
+        key = tuple(self.members) + tuple(sorted(self.substitutes.items()))
+        if key not in _VERSIONS:
+            _VERSIONS[key] = "portfolio(" + "; ".join(f"{m}: {get_backend(m).version()}" for m in self.members) + ")"
+        return _VERSIONS[key]
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
         return self._solve(model, settings)  # the members run in child processes already
@@ -405,7 +412,14 @@ def _main() -> None:
     os.dup2(2, 1)
     member = sys.argv[1]
     backend = get_backend(member)
-    backend.available()  # import the solver now: a warm spare has it loaded before its model comes
+    # import the solver now: a waiting (warm) child has it loaded before its model comes
+    import importlib
+
+    for module in _PRELOAD.get(member, ()):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # reported by the solve itself
+            pass
     data = sys.stdin.buffer.read()
     if not data:  # the parent went away (or discarded this spare) without a model
         return
