@@ -125,12 +125,19 @@ class Record:
             _BUILDING.converted = False   # from_dict converted every field already
             self.validate()
             return
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
-            if converted is not value:
-                object.__setattr__(self, f.name, converted)
-        self.validate()
+        outermost = getattr(_BUILDING, "arrays", None) is None
+        if outermost:
+            _BUILDING.arrays = {}   # float arrays made while checking, reused by validate()
+        try:
+            for f in dataclasses.fields(self):
+                value = getattr(self, f.name)
+                converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
+                if converted is not value:
+                    object.__setattr__(self, f.name, converted)
+            self.validate()
+        finally:
+            if outermost:
+                _BUILDING.arrays = None
 
     def validate(self) -> None:
         """Check the problem's static rules; raise through :meth:`invalid`."""

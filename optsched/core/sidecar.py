@@ -57,7 +57,7 @@ import numpy as np
 from .errors import InvalidInstanceError
 
 __all__ = ["SidecarError", "SIDECAR_VERSION", "MIN_ARRAY", "sidecar_path", "write_sidecar", "read_sidecar",
-           "read_json_data", "encode", "decode", "file_sha256"]
+           "read_json_data", "sync_sidecar", "encode", "decode", "file_sha256"]
 
 #: the version of the sidecar layout (independent of the instance and result format versions)
 SIDECAR_VERSION = 1
@@ -358,3 +358,18 @@ def read_json_data(path: str | Path, problem: str, *, sidecar: bool = True) -> A
 
     return load_json_file(path, problem)
 
+
+
+def sync_sidecar(output: str | Path | None, data: Any, *, write: bool, problem: str = "cli") -> Path | None:
+    """After a JSON file was written at ``output`` from ``data``: write its sidecar when ``write``
+    (``--sidecar``), else remove a sidecar left there by an earlier file (it would no longer
+    match). For the CLI's ``generate``, ``import`` and ``solve -o``; ``output`` None or ``-``
+    (standard output) with ``write`` is invalid input (a sidecar sits next to its JSON file)."""
+    if output in (None, "-"):
+        if write:
+            raise InvalidInstanceError(problem, "--sidecar", "needs -o FILE (a sidecar is written next to its JSON file)")
+        return None
+    if write:
+        return write_sidecar(output, data)
+    sidecar_path(output).unlink(missing_ok=True)
+    return None

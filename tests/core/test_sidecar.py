@@ -217,3 +217,17 @@ def _npy(text: str) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.frombuffer(text.encode(), dtype=np.uint8))
     return buf.getvalue()
+
+
+def test_sync_sidecar_for_the_cli(tmp_path):
+    inst = Long.from_json(_long_data(100))
+    path = tmp_path / "out.json"
+    path.write_text(inst.dumps(indent=1) + "\n")  # what the CLI writes
+    assert sc.sync_sidecar(str(path), inst.to_json(), write=True) == sc.sidecar_path(path)
+    assert Long.load(path) == inst
+    path.write_text(Long.from_json(_long_data(50)).dumps(indent=1) + "\n")
+    assert sc.sync_sidecar(str(path), None, write=False) is None and not sc.sidecar_path(path).exists()
+    assert len(Long.load(path).sizes) == 50
+    with pytest.raises(InvalidInstanceError, match="needs -o FILE"):
+        sc.sync_sidecar("-", inst.to_json(), write=True, problem="long")
+    assert sc.sync_sidecar(None, inst.to_json(), write=False) is None
