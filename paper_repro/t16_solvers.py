@@ -51,8 +51,8 @@ TIME_BACKENDS = ("highs", "scip", "cpsat", "portfolio")
 TIME_LIMIT_S = 60.0
 QUICK_TIME_LIMIT_S = 30.0
 #: each back-end runs this many times per time cell, in round robin; the fastest proving run counts
-TIME_REPEATS = 2
-QUICK_TIME_REPEATS = 3
+TIME_REPEATS = 3
+QUICK_TIME_REPEATS = 5
 #: one larger generated instance per problem (seed 0): the preset and the exact method
 TIME_PRESETS = (("mknap", "small", "milp"), ("online-knapsack", "large", "milp"),
                 ("pipeline-partition", "small", "milp"), ("pipeline-schedule", "hetero-small", "milp"),
@@ -192,6 +192,8 @@ def _time_cell(params: dict, seed: int, quick: bool) -> dict:
         row[f"{b}_bound"] = r.bound
         row[f"{b}_gap"] = r.gap
         row[f"{b}_wall_s"] = r.wall_s
+        row[f"{b}_runs"] = " ".join(f"{x.wall_s:.2f}{'' if x.status == 'optimal' else '(' + x.status + ')'}"
+                                    for x in runs[b])  # every run, in order: the spread the load caused
         if b == "portfolio":
             row["portfolio_winner"] = r.stats.get("portfolio_winner")
             raced = r.stats.get("portfolio_members")
@@ -200,6 +202,9 @@ def _time_cell(params: dict, seed: int, quick: bool) -> dict:
             proven[b] = r.wall_s
     singles = {b: t for b, t in proven.items() if b != "portfolio"}
     row["fastest"] = min(singles, key=singles.get) if singles else "none proved"
+    if singles:  # how far apart the fastest back-end's own runs were (the measurement's noise)
+        walls = [x.wall_s for x in runs[row["fastest"]] if x.status == "optimal"]
+        row["fastest_spread_s"] = max(walls) - min(walls)
     row["startup_s"] = _startup_cost()
     if singles and "portfolio" in proven:
         row["portfolio_excess_s"] = proven["portfolio"] - min(singles.values())
@@ -231,7 +236,7 @@ def report(rows: list[dict], out) -> None:
     cols = ["problem", "instance", "method", "time_limit", "repeats"]
     for b in TIME_BACKENDS:
         cols += [f"{b}_status", f"{b}_wall_s"]
-    cols += ["fastest", "portfolio_raced", "portfolio_winner", "portfolio_excess_s", "portfolio_excess_over_members_s", "startup_s",
+    cols += ["fastest", "fastest_spread_s", "portfolio_raced", "portfolio_winner", "portfolio_excess_s", "portfolio_excess_over_members_s", "startup_s",
              "load_before_s"]
     slow = [f"{r['problem']} {r['instance']}" for r in times
             if r.get("portfolio_excess_s") is not None and r["portfolio_excess_s"] > r["startup_s"]]
@@ -247,7 +252,9 @@ def report(rows: list[dict], out) -> None:
         + (", ".join(slow) if slow else "no row") + "; slower than the faster of its own members (highs, "
         "scip, or cpsat and scip) by more than its start-up cost on: " + (", ".join(slow_members) if slow_members else "no row")
         + ". The portfolio's two members share the cores with whatever else runs (see load_before_s).",
-        "load_before_s is the machine's 1-minute load average (2 cores) before the cell ran.",
+        "load_before_s is the machine's 1-minute load average (2 cores) before the cell ran; fastest_spread_s "
+        "is the largest minus the smallest time of the fastest back-end's own proving runs (the noise of the "
+        "measurement; every run's time is in the CSV, columns *_runs).",
     ]
     if limited:
         notes.append("No back-end proved optimality within the limit on: " + ", ".join(limited) + ".")
@@ -256,6 +263,7 @@ def report(rows: list[dict], out) -> None:
               notes=notes,
               formats={f"{b}_wall_s": ".2f" for b in TIME_BACKENDS} | {
                   "portfolio_excess_s": ".2f", "portfolio_excess_over_members_s": ".2f", "startup_s": ".2f",
+                  "fastest_spread_s": ".2f",
                   "load_before_s": ".2f"})
     refusals = sorted({r[f"{b}_note"] for r in times for b in TIME_BACKENDS if f"{b}_note" in r})
     if refusals:
