@@ -10,6 +10,8 @@ same JSON data with every long homogeneous list taken out into a numpy array:
 * a list of short equal-length rows whose columns each hold one scalar type (``(u, v, bytes)``
   edges: one array per column);
 * a list of objects with the same keys (records: one column per key, each encoded as above);
+* a list of lists of different lengths (each job's edges): their concatenation, encoded as
+  above, and the lengths;
 
 and the rest of the data (scalars, short lists, whatever is irregular) as JSON text, with a
 placeholder where each array was. Reading it back gives exactly the data ``json.loads`` gives for
@@ -166,7 +168,28 @@ class _Encoder:
             matrix = self.rows(value)  # a few long rows of one type (a 10 x 100 weight matrix)
             if matrix is not None:
                 return matrix
+        ragged = self.ragged(value)
+        if ragged is not None:
+            return ragged
         return [self.encode(v) for v in value]
+
+    def ragged(self, value) -> dict | None:
+        """A list of lists of different lengths (each job's edge list): the lists concatenated and
+        encoded once, with their lengths; used only when the concatenation becomes arrays (one
+        array per short list would make a zip member each)."""
+        if len(value) < 2 or not all(type(r) in (list, tuple) for r in value):
+            return None
+        flat = [x for r in value for x in r]
+        if len(flat) < self.min:
+            return None
+        before = len(self.arrays)
+        encoded = self.encode(flat)
+        if not (isinstance(encoded, dict) and MARK in encoded):
+            for key in list(self.arrays)[before:]:  # not worth it: undo what the attempt stored
+                del self.arrays[key]
+            return None
+        lengths = np.fromiter(map(len, value), dtype=np.int64, count=len(value))
+        return {MARK: ["j", self.put(lengths), encoded]}
 
     def rows(self, value) -> dict | None:
         """A list of equal-length rows: a matrix when every entry has one scalar type, else one
@@ -265,6 +288,18 @@ def decode(skeleton: Any, arrays) -> Any:
         if kind == "r":
             n, cols = spec[1], spec[2]
             return [list(row) for row in zip(*(column(k, key, n) for k, key in cols))] if cols else [[]] * n
+        if kind == "j":
+            lengths = arrays[spec[1]]
+            if lengths.dtype.kind != "i" or lengths.ndim != 1 or (lengths.size and lengths.min() < 0):
+                raise _Corrupt(f"array {spec[1]} does not hold list lengths")
+            flat = walk(spec[2])
+            if not isinstance(flat, list) or int(lengths.sum()) != len(flat):
+                raise _Corrupt(f"the list lengths in {spec[1]} do not add up to the {len(flat)} values")
+            out, at = [], 0
+            for size in lengths.tolist():
+                out.append(flat[at:at + size])
+                at += size
+            return out
         if kind == "d":
             n, keys, cols = spec[1], spec[2], spec[3]
             values = [walk(c) for c in cols]

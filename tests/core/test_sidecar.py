@@ -57,7 +57,8 @@ columns = (st.lists(floats, max_size=40) | st.lists(ints, max_size=40) | st.list
 rows = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), floats).map(list), max_size=30)
 matrices = st.integers(1, 5).flatmap(lambda w: st.lists(st.lists(floats, min_size=w, max_size=w), max_size=8))
 records = st.lists(st.fixed_dictionaries({"a": floats, "b": texts, "c": st.lists(ints, max_size=3)}), max_size=20)
-trees = st.recursive(scalars | columns | rows | matrices | records,
+ragged = st.lists(st.lists(floats, max_size=6) | st.lists(rows, max_size=3), max_size=10)
+trees = st.recursive(scalars | columns | rows | matrices | records | ragged,
                      lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4),
                      max_leaves=12)
 
@@ -73,10 +74,11 @@ def test_every_array_kind_is_used_and_round_trips():
             "b": [True, False] * 10, "s": [f"name {i} é" for i in range(20)] + [""],
             "edges": [[i, i + 1, 0.5 * i] for i in range(20)], "m": [[float(i + j) for j in range(4)] for i in range(5)],
             "jobs": [{"id": i, "size": 1.5 * i, "tags": ["x"]} for i in range(20)],
-            "big": [2**64] * 20, "mixed": [1, 2.0] * 10, "nl": ["a\nb"] * 20, "short": [1.0, 2.0]}
+            "big": [2**64] * 20, "mixed": [1, 2.0] * 10, "nl": ["a\nb"] * 20, "short": [1.0, 2.0],
+            "ragged": [[0.5] * i for i in range(8)], "ragged_mixed": [[1, "a"], [2.0]] * 10}
     skeleton, arrays = sc.encode(data)
     kinds = {k: v[sc.MARK][0] for k, v in json.loads(skeleton).items() if isinstance(v, dict) and sc.MARK in v}
-    assert kinds == {"f": "f", "i": "i", "b": "b", "s": "s", "edges": "r", "m": "m", "jobs": "d"}
+    assert kinds == {"f": "f", "i": "i", "b": "b", "s": "s", "edges": "r", "m": "m", "jobs": "d", "ragged": "j"}
     assert arrays["a0"].dtype == np.float64  # doubles stored as doubles
     parsed, back = roundtrip(data)
     assert same(back, parsed)
@@ -101,6 +103,15 @@ def _long_data(n=6000, **over):
     data = {"format_version": 1, "problem": "long", "sizes": rng.random(n).tolist(),
             "names": [f"l{i}" for i in range(n)], "edges": [[i, i + 1, 2.0] for i in range(n - 1)]}
     return {**data, **over}
+
+
+def test_per_record_lists_share_arrays():
+    """1000 jobs with an edge list each: a few arrays in all, not one per job."""
+    jobs = [{"id": i, "edges": [[j, j + 1, 0.5 * j] for j in range(i % 40)]} for i in range(1000)]
+    skeleton, arrays = sc.encode({"jobs": jobs})
+    assert len(arrays) <= 8
+    parsed, back = roundtrip({"jobs": jobs})
+    assert same(back, parsed)
 
 
 def test_instance_save_load_with_sidecar(tmp_path):
