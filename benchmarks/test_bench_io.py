@@ -22,6 +22,7 @@ are on correctness (what is loaded equals what was written, both ways).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -42,11 +43,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.benchmark]
 def _measure(fn):
     """(result, wall seconds, peak MiB): the time from an untraced run, the peak from a second run
     under ``tracemalloc`` (which slows allocation-heavy code several-fold, so it never times)."""
+    gc.collect()  # each step starts from the same heap state, not the garbage of the one before
     start = time.perf_counter()
     out = fn()
     wall = time.perf_counter() - start
+    del out
+    gc.collect()
     tracemalloc.start()
-    fn()
+    out = fn()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return out, wall, peak / 2**20
@@ -70,7 +74,7 @@ def _npz_load(path):
 def _report(label: str, rows: list[tuple[str, float, float, float, str]], record_property) -> None:
     print(f"\n{label} (1-minute load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     for step, wall, ref, peak, ref_name in rows:
-        print(f"  {step:<28} {wall:7.3f} s = {wall / ref:6.2f} x {ref_name} ({ref:.3f} s); peak {peak:6.0f} MiB")
+        print(f"  {step:<28} {wall:7.3f} s = {wall / ref:6.2f} x {ref_name} ({ref:.3f} s); peak {peak:7.1f} MiB")
         record_property(step.replace(" ", "_") + "_s", wall)
 
 

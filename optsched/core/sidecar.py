@@ -47,6 +47,7 @@ optsched.core.sidecar.SidecarError: toy: field '(sidecar)': toy.json.npz: does n
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -360,7 +361,13 @@ def read_sidecar(json_path: str | Path, problem: str) -> Any:
                            "delete it, or write it again from the JSON file")
             skeleton = json.loads(z["skeleton"].tobytes().decode("utf-8", "surrogatepass"))
             arrays = _Members(z, names)
-            return decode(skeleton, arrays)
+            enabled = gc.isenabled()
+            gc.disable()  # millions of new lists and dicts, no cycle among them: no collection needed
+            try:
+                return decode(skeleton, arrays)
+            finally:
+                if enabled:
+                    gc.enable()
     except SidecarError:
         raise
     except _Corrupt as exc:
