@@ -13,13 +13,17 @@ Two kinds of cells:
 * ``time`` (one per instance): the problem's exact method on one larger instance per problem
   (generated, seed 0, the preset named in the row) and OR-Library ``mknapcb1`` (QUICK: instances
   0-1; full: 0-4), once per back-end with the same wall-clock limit, one thread each; the portfolio
-  races HiGHS (CP-SAT on the models it accepts) and SCIP on two processes. The fastest back-end to a proven optimum is named per
-  row; ``portfolio_excess_s`` is the portfolio's time minus the fastest single back-end's, and
+  races HiGHS (CP-SAT on the models it accepts) in the calling process and SCIP in a child process
+  at idle CPU priority (it gets the cycles nobody else wants; see ``docs/solvers.md``). The
+  fastest back-end to a proven optimum is named per row; ``portfolio_excess_s`` is the portfolio's time minus the fastest single back-end's, and
   ``startup_s`` the portfolio's start-up cost measured in the same cell: the wall time for its
   child member (SCIP; HiGHS races in the calling process) to start a fresh interpreter, read a
   one-column model and answer (:func:`optsched.core.backends.portfolio.child_startup_s`).
 
-Timings depend on the machine's load: each time cell records the 1-minute load average before it
+Timings depend on the machine's load: every back-end runs ``TIME_REPEATS`` times (QUICK:
+``QUICK_TIME_REPEATS``) in round robin (highs, scip, cpsat, portfolio, highs, ...), and the table
+gives each back-end's fastest run that proved optimality (else its last run), so that a change of
+load during the cell does not fall on one back-end only. Each time cell records the 1-minute load average before it
 ran (``load_before_s``; named with the timing suffix only so that run-to-run comparisons drop it);
 run ``optsched repro --only T16 --jobs 1`` for timings that are not disturbed by a second cell.
 
@@ -46,6 +50,9 @@ TIME_BACKENDS = ("highs", "scip", "cpsat", "portfolio")
 #: the same wall-clock limit for every back-end in a time cell (s)
 TIME_LIMIT_S = 60.0
 QUICK_TIME_LIMIT_S = 30.0
+#: each back-end runs this many times per time cell, in round robin; the fastest proving run counts
+TIME_REPEATS = 3
+QUICK_TIME_REPEATS = 5
 #: one larger generated instance per problem (seed 0): the preset and the exact method
 TIME_PRESETS = (("mknap", "small", "milp"), ("online-knapsack", "large", "milp"),
                 ("pipeline-partition", "small", "milp"), ("pipeline-schedule", "hetero-small", "milp"),
@@ -160,18 +167,33 @@ def _time_cell(params: dict, seed: int, quick: bool) -> dict:
     row = {"kind": "time", "problem": problem.name, "instance": label, "method": params["method"],
            "time_limit": limit, "load_before_s": os.getloadavg()[0]}
     proven = {}
+    runs: dict[str, list] = {b: [] for b in TIME_BACKENDS}
+    refused: dict[str, str] = {}
+    repeats = QUICK_TIME_REPEATS if quick else TIME_REPEATS
+    for _ in range(repeats):  # round robin: a change of the machine's load hits every back-end
+        for b in TIME_BACKENDS:
+            if b in refused:
+                continue
+            try:
+                runs[b].append(optsched.solve(inst, params["method"], backend=b, time_limit=limit, seed=0))
+            except BackendRefused as exc:
+                refused[b] = exc.reason
+    row["repeats"] = repeats
     for b in TIME_BACKENDS:
-        try:
-            r = optsched.solve(inst, params["method"], backend=b, time_limit=limit, seed=0)
-        except BackendRefused as exc:
+        if b in refused:
             row[f"{b}_status"] = "refused"
-            row[f"{b}_note"] = exc.reason
+            row[f"{b}_note"] = refused[b]
             continue
+        # the fastest run that proved optimality (the least disturbed by the load), else the last
+        optimal = [r for r in runs[b] if r.status == "optimal"]
+        r = min(optimal, key=lambda r: r.wall_s) if optimal else runs[b][-1]
         row[f"{b}_status"] = r.status
         row[f"{b}_objective"] = r.objective
         row[f"{b}_bound"] = r.bound
         row[f"{b}_gap"] = r.gap
         row[f"{b}_wall_s"] = r.wall_s
+        row[f"{b}_runs"] = " ".join(f"{x.wall_s:.2f}{'' if x.status == 'optimal' else '(' + x.status + ')'}"
+                                    for x in runs[b])  # every run, in order: the spread the load caused
         if b == "portfolio":
             row["portfolio_winner"] = r.stats.get("portfolio_winner")
             raced = r.stats.get("portfolio_members")
@@ -180,6 +202,9 @@ def _time_cell(params: dict, seed: int, quick: bool) -> dict:
             proven[b] = r.wall_s
     singles = {b: t for b, t in proven.items() if b != "portfolio"}
     row["fastest"] = min(singles, key=singles.get) if singles else "none proved"
+    if singles:  # how far apart the fastest back-end's own runs were (the measurement's noise)
+        walls = [x.wall_s for x in runs[row["fastest"]] if x.status == "optimal"]
+        row["fastest_spread_s"] = max(walls) - min(walls)
     row["startup_s"] = _startup_cost()
     if singles and "portfolio" in proven:
         row["portfolio_excess_s"] = proven["portfolio"] - min(singles.values())
@@ -208,10 +233,10 @@ def report(rows: list[dict], out) -> None:
               notes=[("Disagreements or errors: " + ", ".join(bad)) if bad else
                      "No back-end disagrees with HiGHS or fails on any reference instance."])
     times = [r for r in rows if r["kind"] == "time"]
-    cols = ["problem", "instance", "method", "time_limit"]
+    cols = ["problem", "instance", "method", "time_limit", "repeats"]
     for b in TIME_BACKENDS:
         cols += [f"{b}_status", f"{b}_wall_s"]
-    cols += ["fastest", "portfolio_raced", "portfolio_winner", "portfolio_excess_s", "portfolio_excess_over_members_s", "startup_s",
+    cols += ["fastest", "fastest_spread_s", "portfolio_raced", "portfolio_winner", "portfolio_excess_s", "portfolio_excess_over_members_s", "startup_s",
              "load_before_s"]
     slow = [f"{r['problem']} {r['instance']}" for r in times
             if r.get("portfolio_excess_s") is not None and r["portfolio_excess_s"] > r["startup_s"]]
@@ -221,12 +246,15 @@ def report(rows: list[dict], out) -> None:
     limited = [f"{r['problem']} {r['instance']}" for r in times if r["fastest"] == "none proved"]
     notes = [
         "Wall times in seconds (model building included, one thread per solver; the portfolio uses two "
-        "processes). 'fastest' is the single back-end with the shortest time to a proven optimum.",
+        "processes, its child member at idle CPU priority): each back-end's fastest proving run of 'repeats' "
+        "round-robin runs. 'fastest' is the single back-end with the shortest time to a proven optimum.",
         "Portfolio slower than the fastest single back-end by more than its start-up cost on: "
         + (", ".join(slow) if slow else "no row") + "; slower than the faster of its own members (highs, "
         "scip, or cpsat and scip) by more than its start-up cost on: " + (", ".join(slow_members) if slow_members else "no row")
         + ". The portfolio's two members share the cores with whatever else runs (see load_before_s).",
-        "load_before_s is the machine's 1-minute load average (2 cores) before the cell ran.",
+        "load_before_s is the machine's 1-minute load average (2 cores) before the cell ran; fastest_spread_s "
+        "is the largest minus the smallest time of the fastest back-end's own proving runs (the noise of the "
+        "measurement; every run's time is in the runs table).",
     ]
     if limited:
         notes.append("No back-end proved optimality within the limit on: " + ", ".join(limited) + ".")
@@ -235,7 +263,11 @@ def report(rows: list[dict], out) -> None:
               notes=notes,
               formats={f"{b}_wall_s": ".2f" for b in TIME_BACKENDS} | {
                   "portfolio_excess_s": ".2f", "portfolio_excess_over_members_s": ".2f", "startup_s": ".2f",
+                  "fastest_spread_s": ".2f",
                   "load_before_s": ".2f"})
+    out.table("runs", times, ["problem", "instance", "repeats"] + [f"{b}_runs" for b in TIME_BACKENDS],
+              caption="Every run of the time table, in round-robin order (wall seconds; a status other than "
+                      "optimal in parentheses): the spread the machine's load caused.")
     refusals = sorted({r[f"{b}_note"] for r in times for b in TIME_BACKENDS if f"{b}_note" in r})
     if refusals:
         out.note("Refusals in the time table: " + " | ".join(refusals))
@@ -250,9 +282,10 @@ EXPERIMENT = Experiment(
     run_cell=run_cell,
     report=report,
     quick_budget_s=300.0,
+    revision=1,  # round-robin repeats per back-end (was one run each)
     methods=("mknap/milp",),
     instance_family="each problem's tiny reference instances and stored instances; one generated instance "
                     "per problem; OR-Library mknapcb1 (5 x 100; QUICK: instances 0-1, full: 0-4)",
     settings=f"one thread per solver; time cells: the same wall-clock limit per back-end "
-             f"({QUICK_TIME_LIMIT_S:.0f} s QUICK, {TIME_LIMIT_S:.0f} s full); portfolio = highs + scip, cpsat in HiGHS' place on the models it accepts",
+             f"({QUICK_TIME_LIMIT_S:.0f} s QUICK, {TIME_LIMIT_S:.0f} s full); portfolio = highs + scip (scip in a child at idle CPU priority), cpsat in HiGHS' place on the models it accepts",
 )

@@ -125,12 +125,19 @@ class Record:
             _BUILDING.converted = False   # from_dict converted every field already
             self.validate()
             return
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
-            if converted is not value:
-                object.__setattr__(self, f.name, converted)
-        self.validate()
+        outermost = getattr(_BUILDING, "arrays", None) is None
+        if outermost:
+            _BUILDING.arrays = {}   # float arrays made while checking, reused by validate()
+        try:
+            for f in dataclasses.fields(self):
+                value = getattr(self, f.name)
+                converted = _convert(value, _hints(type(self))[f.name], f.name, self.problem, strict=False)
+                if converted is not value:
+                    object.__setattr__(self, f.name, converted)
+            self.validate()
+        finally:
+            if outermost:
+                _BUILDING.arrays = None
 
     def validate(self) -> None:
         """Check the problem's static rules; raise through :meth:`invalid`."""
@@ -149,10 +156,12 @@ class Record:
         names the first offending index. Rectangular data is checked in one vectorized pass."""
         import numpy as np
 
-        try:
-            arr = np.asarray(values, dtype=float)
-        except (TypeError, ValueError):   # ragged: element by element
-            arr = None
+        arr = _checked_array(values)
+        if arr is None:
+            try:
+                arr = np.asarray(values, dtype=float)
+            except (TypeError, ValueError):   # ragged: element by element
+                arr = None
         if arr is not None and arr.dtype == float:
             bad = ~np.isfinite(arr) | ((arr <= 0) if strict else (arr < 0))
             if not bad.any():
@@ -231,18 +240,25 @@ class Record:
         for key in data:
             if key not in names:
                 raise InvalidInstanceError(problem, _join(path, key), "unknown field")
-        kwargs = {}
-        for name in names:
-            if name not in data:
-                if name in required:
-                    raise InvalidInstanceError(problem, _join(path, name), "missing")
-                continue
-            kwargs[name] = _convert(data[name], hints[name], _join(path, name), problem, strict=True)
-        _BUILDING.converted = True
+        outermost = getattr(_BUILDING, "arrays", None) is None
+        if outermost:
+            _BUILDING.arrays = {}   # float arrays made while checking, reused by validate()
         try:
-            return cls(**kwargs)
+            kwargs = {}
+            for name in names:
+                if name not in data:
+                    if name in required:
+                        raise InvalidInstanceError(problem, _join(path, name), "missing")
+                    continue
+                kwargs[name] = _convert(data[name], hints[name], _join(path, name), problem, strict=True)
+            _BUILDING.converted = True
+            try:
+                return cls(**kwargs)
+            finally:
+                _BUILDING.converted = False
         finally:
-            _BUILDING.converted = False
+            if outermost:
+                _BUILDING.arrays = None
 
 
 class Instance(Record):
@@ -256,9 +272,14 @@ class Instance(Record):
     def dumps(self, indent: int | None = None) -> str:
         return json.dumps(self.to_json(), indent=indent, allow_nan=False)
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, *, sidecar: bool = False) -> None:
         """Write the instance as JSON (indented for small instances; compact, through orjson when
-        installed, beyond :data:`COMPACT_ABOVE` characters of data)."""
+        installed, beyond :data:`COMPACT_ABOVE` characters of data). ``sidecar=True`` also writes
+        the binary sidecar ``<path>.npz`` (:mod:`optsched.core.sidecar`), which :meth:`load` then
+        reads instead of parsing the JSON; without it, a stale sidecar of an earlier file at
+        ``path`` is removed (it would no longer match)."""
+        from .sidecar import sidecar_path, write_sidecar
+
         data = self.to_json()
         try:
             import orjson
@@ -268,6 +289,10 @@ class Instance(Record):
             Path(path).write_bytes(orjson.dumps(data) + b"\n")
         else:
             Path(path).write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+        if sidecar:
+            write_sidecar(path, data)
+        else:
+            sidecar_path(path).unlink(missing_ok=True)
 
     @classmethod
     def from_json(cls, data: Any) -> "Instance":
@@ -287,8 +312,13 @@ class Instance(Record):
         return cls.from_dict(data)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Instance":
-        return cls.from_json(load_json_file(path, cls.problem))
+    def load(cls, path: str | Path, *, sidecar: bool = True) -> "Instance":
+        """Read an instance file; from its binary sidecar ``<path>.npz`` when there is one that
+        belongs to it (``sidecar=False``: always parse the JSON). The same data, conversion and
+        validation either way (:func:`optsched.core.sidecar.read_json_data`)."""
+        from .sidecar import read_json_data
+
+        return cls.from_json(read_json_data(path, cls.problem, sidecar=sidecar))
 
     def sha256(self) -> str:
         """SHA-256 of the canonical JSON of the instance (what results record); computed once per
@@ -337,10 +367,33 @@ def _same_types(a: tuple, b: tuple) -> bool:
     return all(type(x) is type(y) for x, y in zip(a, b))
 
 
+#: float columns at least this long are checked with numpy (one copy into an array, kept for
+#: :meth:`Record.require_nonnegative` while the record is built)
+_ARRAY_CHECK_MIN = 4096
+
+
 def _needs_slow_path(floats: tuple) -> bool:
     """Whether a float column holds a NaN or a magnitude above :data:`MAX_MAGNITUDE` (the
     element-wise path then decides, naming the element)."""
+    if len(floats) >= _ARRAY_CHECK_MIN:
+        import numpy as np
+
+        arr = np.fromiter(floats, dtype=float, count=len(floats))
+        if np.isnan(arr).any() or float(np.abs(arr).max()) > MAX_MAGNITUDE:
+            return True
+        cache = getattr(_BUILDING, "arrays", None)
+        if cache is not None:
+            cache[id(floats)] = (floats, arr)
+        return False
     return bool(floats) and (any(map(math.isnan, floats)) or max(map(abs, floats)) > MAX_MAGNITUDE)
+
+
+def _checked_array(values):
+    """The float array made from ``values`` by :func:`_needs_slow_path` while this record is being
+    built (None when there is none: the caller converts)."""
+    cache = getattr(_BUILDING, "arrays", None)
+    entry = cache.get(id(values)) if cache else None
+    return entry[1] if entry is not None and entry[0] is values else None
 
 
 def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:

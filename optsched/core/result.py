@@ -82,7 +82,9 @@ class Result:
     def dumps(self, indent: int | None = 2) -> str:
         """JSON text; large records (a solution of more than :data:`COMPACT_ABOVE` characters'
         worth of data) are written compactly, because Python's indenting encoder is pure Python."""
-        data = self.to_json()
+        return self._dumps(self.to_json(), indent)
+
+    def _dumps(self, data: dict, indent: int | None = 2) -> str:
         if indent is not None and _large(self.solution):
             indent = None
         return json.dumps(data, indent=indent, allow_nan=True, default=_jsonable)
@@ -109,8 +111,25 @@ class Result:
 
         return results_frame([self])
 
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.dumps() + "\n")
+    def save(self, path: str | Path, *, sidecar: bool = False) -> None:
+        """Write the record as JSON; ``sidecar=True`` also writes the binary sidecar
+        ``<path>.npz`` (:mod:`optsched.core.sidecar`) that :meth:`load` reads instead of parsing;
+        without it, a stale sidecar of an earlier file at ``path`` is removed."""
+        from .sidecar import sidecar_path, write_sidecar
+
+        data = self.to_json()
+        Path(path).write_text(self._dumps(data) + "\n")
+        if sidecar:
+            write_sidecar(path, data)
+        else:
+            sidecar_path(path).unlink(missing_ok=True)
+
+    @classmethod
+    def load(cls, path: str | Path, *, sidecar: bool = True) -> "Result":
+        """Read a result file (from its sidecar when there is one that belongs to it)."""
+        from .sidecar import read_json_data
+
+        return cls.from_json(read_json_data(path, "result", sidecar=sidecar))
 
 
 #: solutions with more list elements than this are written without indentation
