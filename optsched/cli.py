@@ -88,11 +88,12 @@ def _looks_like_instance(data) -> bool:
             and "method" not in data and "status" not in data)
 
 
-def _load_instance(prob, path):
-    """The problem's instance in ``path``; a result record there is named as such (exit 2)."""
-    from .core.instance import load_json_file
+def _load_instance(prob, path, sidecar: bool = True):
+    """The problem's instance in ``path`` (from its ``.npz`` sidecar when one exists and
+    ``sidecar``); a result record there is named as such (exit 2)."""
+    from .core.sidecar import read_json_data
 
-    data = load_json_file(path, prob.name)
+    data = read_json_data(path, prob.name, sidecar=sidecar)
     if _looks_like_result(data):
         raise InvalidInstanceError(prob.name, "(file)", f"{path} is a result record (method "
                                    f"{data.get('method')!r}), not a {prob.name} instance")
@@ -282,7 +283,15 @@ def cmd_generate(args, extra) -> int:
                       "generator option")
     inst = optsched.generate(args.problem, seed=args.seed, preset=args.preset, **options)
     _write(inst.dumps(indent=1), args.output)
+    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
     return EXIT_OK
+
+
+def _sync_sidecar(output, data, write: bool, problem: str) -> None:
+    """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one."""
+    from .core.sidecar import sync_sidecar
+
+    sync_sidecar(output, data, write=write, problem=problem)
 
 
 def _write(text: str, output: str | None) -> None:
@@ -300,7 +309,7 @@ def cmd_solve(args) -> int:
 
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
-    inst = _load_instance(prob, args.instance)
+    inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
     meth = prob.get_method(args.method)
     options = {}
     for item in args.option or []:
@@ -314,6 +323,7 @@ def cmd_solve(args) -> int:
                                 options=options, progress=progress)
     if args.output:
         _write(result.dumps(), args.output)
+    _sync_sidecar(args.output, result.to_json(), args.sidecar, prob.name)
     if args.json:
         print(result.dumps())
     else:
@@ -333,12 +343,12 @@ def cmd_solve(args) -> int:
 
 def cmd_check(args) -> int:
     import optsched
-    from .core.instance import load_json_file
     from .core.result import Result
+    from .core.sidecar import read_json_data
 
     prob = optsched.get_problem(args.problem)
-    inst = _load_instance(prob, args.instance)
-    data = load_json_file(args.result, prob.name)
+    inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
+    data = read_json_data(args.result, prob.name, sidecar=not args.no_sidecar)
     if _looks_like_instance(data):
         raise InvalidInstanceError(prob.name, "(file)", f"{args.result} is an instance (problem "
                                    f"{data.get('problem')!r}), not a result record or solution")
@@ -395,6 +405,7 @@ def cmd_import(args) -> int:
         kwargs["batch_size"] = args.batch_size
     inst = loader(args.file, **kwargs)
     _write(inst.dumps(indent=1), args.output)
+    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
     return EXIT_OK
 
 
@@ -433,10 +444,10 @@ def cmd_export(args) -> int:
 
 
 def _load_result(path: str, problem: str):
-    from .core.instance import load_json_file
     from .core.result import Result
+    from .core.sidecar import read_json_data
 
-    data = load_json_file(path, problem)
+    data = read_json_data(path, problem)
     if _looks_like_instance(data):
         raise InvalidInstanceError(problem, "(file)", f"{path} is an instance, not a result record")
     if not (isinstance(data, dict) and "format_version" in data and "method" in data):
@@ -642,6 +653,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
                                                        "instance (default: 0)")
     s.add_argument("--preset", metavar="NAME", help="a named set of generator options (listed below)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the instance here (default: stdout)")
+    s.add_argument("--sidecar", action="store_true", help="also write OUTPUT.npz, a binary copy that loads faster "
+                                                          "(the JSON stays canonical; needs -o; docs/io.md)")
     if prob is not None:
         g = s.add_argument_group(f"generator options of {prob.name} (--name VALUE)")
         for name, opt in prob.generator_options.items():
@@ -678,6 +691,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the result record as JSON")
     s.add_argument("-o", "--output", metavar="FILE", help="write the result record to this file")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    s.add_argument("--sidecar", action="store_true", help="with -o: also write the result's binary copy OUTPUT.npz")
+    s.add_argument("--no-sidecar", action="store_true", help="parse the JSON even if a .npz sidecar exists")
 
     s = sub.add_parser("check", help="check a result (or bare solution) against an instance",
                        description="Check a solution with the problem's authoritative checker and compare its "
@@ -686,6 +701,7 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("instance", help="the instance file")
     s.add_argument("result", help="a result record (solve -o) or a bare solution in the problem's solution schema")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument("--no-sidecar", action="store_true", help="parse the JSON even if a .npz sidecar exists")
 
     import_epilog = None
     if command == "import":
@@ -702,6 +718,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
                    help="profiling batch size of a PipeDream profile (pipedream-profile; needed for files "
                         "other than PipeDream's released profiles)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the instance here (default: stdout)")
+    s.add_argument("--sidecar", action="store_true", help="also write OUTPUT.npz, a binary copy that loads faster "
+                                                          "(the JSON stays canonical; needs -o; docs/io.md)")
     s = sub.add_parser("export", help="write an instance's exact model as MPS for other solvers, or a "
                                       "solution in another tool's format (--solution, --format)",
                        description="Write an instance's exact model as MPS (-o FILE.mps), or with --solution "

@@ -144,3 +144,22 @@ def test_console_script_runs_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "optsched.cli", "solve", "mknap", str(bad)],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_sidecar_written_read_and_removed_through_the_cli(tmp_path, capsys):
+    """generate/solve --sidecar write OUTPUT.npz; solve and check read it (the same result as from
+    the JSON); writing the JSON again without --sidecar removes the stale sidecar; a sidecar that
+    no longer matches its JSON is exit 2 naming the file."""
+    inst, res = tmp_path / "k.json", tmp_path / "r.json"
+    assert run(capsys, "generate", "mknap", "--preset", "small", "-o", str(inst), "--sidecar")[0] == 0
+    assert (tmp_path / "k.json.npz").is_file()
+    assert run(capsys, "solve", "mknap", str(inst), "--method", "greedy", "-o", str(res), "--sidecar")[0] == 0
+    assert (tmp_path / "r.json.npz").is_file()
+    from_sidecar = json.loads(run(capsys, "check", "mknap", str(inst), str(res), "--json")[1])
+    from_json = json.loads(run(capsys, "check", "mknap", str(inst), str(res), "--json", "--no-sidecar")[1])
+    assert from_sidecar == from_json and from_sidecar["feasible"]
+    inst.write_text(inst.read_text() + " ")                  # the JSON changes under its sidecar
+    code, _, err = run(capsys, "solve", "mknap", str(inst), "--method", "greedy")
+    assert code == 2 and "k.json.npz" in err
+    assert run(capsys, "generate", "mknap", "--preset", "small", "-o", str(inst))[0] == 0
+    assert not (tmp_path / "k.json.npz").exists()
