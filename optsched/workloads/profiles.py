@@ -275,6 +275,17 @@ def antichain_chain(graph: LayerGraph) -> list[tuple[frozenset, tuple[str, ...]]
     return chain
 
 
+def _strip_inputs(graph: LayerGraph, path: Path) -> None:
+    """Remove the ``Input*`` sources (their time is data loading) and then the ``__getitem__``
+    sinks (one pass), as PipeDream's planner does [code]; a graph left empty is invalid."""
+    for n in [n for n in graph.nodes if not graph.in_edges[n] and graph.nodes[n]["desc"].startswith("Input")]:
+        graph.remove(n)
+    for n in [n for n in graph.nodes if not graph.edges.get(n) and graph.nodes[n]["desc"].startswith("__getitem__")]:
+        graph.remove(n)
+    if not graph.nodes:
+        raise InvalidInstanceError("profile", "(file)", f"{path.name} has no layers besides inputs")
+
+
 def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, name: str | None = None) -> Profile:
     """A PipeDream ``graph.txt`` as a :class:`Profile` on its antichain chain.
 
@@ -298,12 +309,7 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
                                        f"explicitly (optsched import pipedream-profile FILE --batch-size N; "
                                        f"known: {', '.join(sorted(PIPEDREAM_BATCH_SIZES))})")
         batch_size = PIPEDREAM_BATCH_SIZES[model]
-    for n in [n for n in graph.nodes if not graph.in_edges[n] and graph.nodes[n]["desc"].startswith("Input")]:
-        graph.remove(n)
-    for n in [n for n in graph.nodes if not graph.edges.get(n) and graph.nodes[n]["desc"].startswith("__getitem__")]:
-        graph.remove(n)
-    if not graph.nodes:
-        raise InvalidInstanceError("profile", "(file)", f"{path.name} has no layers besides inputs")
+    _strip_inputs(graph, path)
     chain = antichain_chain(graph)
     names, fw, bw, par, act, stash = [], [], [], [], [], []
     previous: frozenset = frozenset()
@@ -377,12 +383,7 @@ def load_pipedream_planner_graph(path: str | Path) -> tuple[LayerGraph, str]:
     model = path.name.split(".")[0]
     if model in ("graph", "") and path.parent.name:
         model = path.parent.name
-    for n in [n for n in graph.nodes if not graph.in_edges[n] and graph.nodes[n]["desc"].startswith("Input")]:
-        graph.remove(n)
-    for n in [n for n in graph.nodes if not graph.edges.get(n) and graph.nodes[n]["desc"].startswith("__getitem__")]:
-        graph.remove(n)
-    if not graph.nodes:
-        raise InvalidInstanceError("profile", "(file)", f"{path.name} has no layers besides inputs")
+    _strip_inputs(graph, path)
     return graph, model
 
 
