@@ -34,7 +34,7 @@ import numpy as np
 
 from optsched.core.knapsack import build_knapsack_model, fractional_indices
 
-from .configurations import Configurations, improve_greedily, segment_argmin
+from .configurations import MIN_THETA, Configurations, improve_greedily, reduced_costs, segment_argmin
 from .instance import CAPACITY_RTOL
 
 __all__ = ["Certificate", "lagrangian_bound", "dual_ascent", "certify", "ROOT_DUAL_ITERATIONS"]
@@ -61,18 +61,11 @@ class Certificate:
     stats: dict = field(default_factory=dict)
 
 
-def _reduced(costs: np.ndarray, cfg: Configurations, prices: np.ndarray) -> np.ndarray:
-    reduced = costs.copy()
-    for r in np.flatnonzero(prices):
-        reduced += prices[r] * cfg.demand_by_resource[r]
-    return reduced
-
-
 def lagrangian_bound(costs: np.ndarray, cfg: Configurations, cap: np.ndarray,
                      prices: np.ndarray) -> tuple[float, np.ndarray]:
     """``L(prices) = sum_i min_c (cost_ic + prices . d_ic) - prices . cap`` (a lower bound on the
     MC-MKP optimum for any ``prices >= 0``) and the minimizing column of each job."""
-    reduced = _reduced(costs, cfg, prices)
+    reduced = reduced_costs(costs, cfg, prices)
     target = segment_argmin(reduced, cfg.start, cfg.job)
     return float(reduced[target].sum() - prices @ cap), target
 
@@ -94,7 +87,7 @@ def dual_ascent(costs: np.ndarray, cfg: Configurations, cap: np.ndarray, prices:
             stalls += 1
             if stalls >= 5:
                 theta, stalls = theta / 2, 0
-                if theta < 1 / 64:
+                if theta < MIN_THETA:
                     break
         if best >= goal or expired():
             break

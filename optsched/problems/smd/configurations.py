@@ -161,3 +161,17 @@ def improve_greedily(costs: np.ndarray, cfg: Configurations, capacities: np.ndar
             load += cfg.demand[best] - cfg.demand[current]
             choice[i] = best
     return choice
+
+
+def reduced_costs(costs: np.ndarray, cfg: Configurations, prices: np.ndarray) -> np.ndarray:
+    """``costs + demand @ prices`` (the Lagrangian reduced cost of every column), one contiguous
+    pass per priced resource. Shared by SMD's dual repair and its certification."""
+    reduced = costs.copy()
+    for r in np.flatnonzero(prices):
+        reduced += prices[r] * cfg.demand_by_resource[r]
+    return reduced
+
+
+#: Polyak step factor below which the subgradient searches (dual repair, certification) stop
+#: (6 halvings, after 30 iterations without a better dual value) [ours]
+MIN_THETA = 1 / 64

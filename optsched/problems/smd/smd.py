@@ -48,7 +48,8 @@ from optsched.core.result import relative_gap
 from optsched.core.solving import SolveContext
 
 from .certify import certify
-from .configurations import Configurations, enumerate_configurations, improve_greedily, segment_argmin
+from .configurations import (MIN_THETA, Configurations, enumerate_configurations, improve_greedily, reduced_costs,
+                             segment_argmin)
 from .instance import SmdInstance, require_feasible
 from .model import build_mcmkp_model, decode_choice, round_basic_lp
 
@@ -57,9 +58,6 @@ __all__ = ["smd", "INNER_METHODS", "DEFAULT_TARGET_GAP"]
 INNER_METHODS = ("lagrangian", "lp-round", "milp")
 #: default of option ``target_gap``: the registered guarantee is ALG <= (1 + this) * OPT [ours]
 DEFAULT_TARGET_GAP = 0.005
-#: Polyak step factor below which the subgradient search stops (6 halvings, after 30 iterations
-#: without a better dual value)
-MIN_THETA = 1 / 64
 #: moves the final downgrade repair may make before it gives up (each is one pass over the columns)
 MAX_DOWN_MOVES = 32
 #: trial steps of the line search: damping, damping / 2, damping / 4
@@ -118,14 +116,6 @@ def _repair_down(a: np.ndarray, target: np.ndarray, cfg: Configurations, cap: np
     return None
 
 
-def _reduced_costs(a: np.ndarray, cfg: Configurations, prices: np.ndarray) -> np.ndarray:
-    """``a + demand @ prices``, one contiguous pass per priced resource."""
-    reduced = a.copy()
-    for r in np.flatnonzero(prices):
-        reduced += prices[r] * cfg.demand_by_resource[r]
-    return reduced
-
-
 def _lagrangian(a: np.ndarray, cfg: Configurations, cap: np.ndarray, prices: np.ndarray, max_iter: int,
                 tolerance: float) -> InnerResult:
     """Subgradient on the capacity prices; greedy repair at the start and from the best prices."""
@@ -134,7 +124,7 @@ def _lagrangian(a: np.ndarray, cfg: Configurations, cap: np.ndarray, prices: np.
     theta, stalls = 1.0, 0
     it = 0
     for it in range(1, max_iter + 1):
-        reduced = _reduced_costs(a, cfg, prices)
+        reduced = reduced_costs(a, cfg, prices)
         target = segment_argmin(reduced, cfg.start, cfg.job)
         dual = float(reduced[target].sum() - prices @ cap)
         if dual > lower:
@@ -159,7 +149,7 @@ def _lagrangian(a: np.ndarray, cfg: Configurations, cap: np.ndarray, prices: np.
             break
         prices = np.maximum(0.0, prices + theta * (upper - dual) / norm * excess)
     if upper - lower > tolerance:
-        reduced = _reduced_costs(a, cfg, best_prices)
+        reduced = reduced_costs(a, cfg, best_prices)
         target = segment_argmin(reduced, cfg.start, cfg.job)
         for candidate in (_repair(a, reduced, target, cfg, cap), _repair_down(a, target, cfg, cap, MAX_DOWN_MOVES)):
             if candidate is not None and float(a[candidate].sum()) < upper:
