@@ -153,6 +153,19 @@ def _startup_cost() -> float:
     return child_startup_s("scip")
 
 
+def _portfolio_summary(stats: dict) -> tuple[str | None, str | None]:
+    """The members that raced and the one that answered; for a method that solves several models
+    (one per stage count, per round), the winners with how many models each answered."""
+    sub = stats.get("subsolves") or {}
+    winners = sub.get("portfolio_winners")
+    if winners and sum(winners.values()) > 1:
+        total = sum(winners.values())
+        raced = sub.get("portfolio_members") or []
+        return "+".join(raced) or None, ", ".join(f"{m} ({n} of {total})" for m, n in winners.items())
+    raced = stats.get("portfolio_members")
+    return ("+".join(raced) if raced else None), stats.get("portfolio_winner")
+
+
 def _time_cell(params: dict, seed: int, quick: bool) -> dict:
     problem = optsched.get_problem(params["problem"])
     if "orlib" in params:
@@ -195,9 +208,7 @@ def _time_cell(params: dict, seed: int, quick: bool) -> dict:
         row[f"{b}_runs"] = " ".join(f"{x.wall_s:.2f}{'' if x.status == 'optimal' else '(' + x.status + ')'}"
                                     for x in runs[b])  # every run, in order: the spread the load caused
         if b == "portfolio":
-            row["portfolio_winner"] = r.stats.get("portfolio_winner")
-            raced = r.stats.get("portfolio_members")
-            row["portfolio_raced"] = "+".join(raced) if raced else None
+            row["portfolio_raced"], row["portfolio_winner"] = _portfolio_summary(r.stats)
         if r.status == "optimal":
             proven[b] = r.wall_s
     singles = {b: t for b, t in proven.items() if b != "portfolio"}

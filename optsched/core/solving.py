@@ -117,9 +117,12 @@ class SolveContext:
         else:
             settings = SolverSettings(**{**self.settings.as_dict(), **overrides, "time_limit": limit})
             sol = get_backend(self.backend).solve(model, settings)
-        self.subsolves.append({"model": model.name, "status": sol.status, "backend": sol.backend,
-                               "solver_version": sol.solver_version, "run_time": sol.run_time,
-                               "time_limit": limit})
+        entry = {"model": model.name, "status": sol.status, "backend": sol.backend,
+                 "solver_version": sol.solver_version, "run_time": sol.run_time, "time_limit": limit}
+        if "portfolio_members" in sol.stats:  # which member answered this model, and who raced
+            entry["portfolio_winner"] = sol.stats.get("portfolio_winner")
+            entry["portfolio_members"] = tuple(sol.stats["portfolio_members"])
+        self.subsolves.append(entry)
         return sol
 
     def report(self, message: str, fraction: float | None = None) -> None:
@@ -196,7 +199,9 @@ def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
       good the answer is);
     * a run any of whose model solves stopped at a limit (or failed) reports ``time_limit`` (a
       time limit) or ``feasible`` (a work limit), never ``optimal``.
-    The sub-solves are summarized in ``stats["subsolves"]``.
+    The sub-solves are summarized in ``stats["subsolves"]``: their count, statuses and solver
+    time, and on a portfolio back-end ``portfolio_winners`` (member -> how many models it
+    answered) and ``portfolio_members`` (every member that raced).
     """
     stats = dict(out.stats)
     statuses = [r["status"] for r in ctx.subsolves]
@@ -206,6 +211,10 @@ def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
             counts[st] = counts.get(st, 0) + 1
         stats["subsolves"] = {"count": len(statuses), "statuses": counts,
                               "solver_time_s": sum(r["run_time"] or 0.0 for r in ctx.subsolves)}
+        raced = [r for r in ctx.subsolves if "portfolio_members" in r]
+        if raced:  # a portfolio back-end: which member answered each model
+            stats["subsolves"]["portfolio_winners"] = _portfolio_winners(raced)
+            stats["subsolves"]["portfolio_members"] = sorted({m for r in raced for m in r["portfolio_members"]})
     status, reason = out.status, out.reason
     if status == "optimal":
         limited = [st for st in statuses if st not in ("optimal", "infeasible")]
@@ -220,6 +229,16 @@ def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
     if status == out.status and stats == out.stats:
         return out
     return dataclasses.replace(out, status=status, reason=reason, stats=stats)
+
+
+def _portfolio_winners(raced: list[dict]) -> dict[str, int]:
+    """How many of a method's model solves each portfolio member answered (``none``: no member
+    found a point), most first."""
+    counts: dict[str, int] = {}
+    for r in raced:
+        key = r["portfolio_winner"] or "none"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _finish(problem: Problem, meth: Method, instance: Any, out: Outcome, wall: float, base: dict) -> Result:
