@@ -14,6 +14,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .core.startup import hold_sigint_for_cli as _hold_sigint_for_cli
+
+_hold_sigint_for_cli()  # the command line answers a Ctrl-C during its imports with exit 130 (cli.main)
+
 from .core.errors import Infeasible, InvalidInstanceError, OptschedError, UnknownNameError
 from .core.registry import get_problem, problems as list_problems
 from .core.result import Result

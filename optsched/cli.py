@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
+from .core.startup import release_startup_sigint
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -767,6 +768,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
     argv = list(sys.argv[1:] if argv is None else argv)
+    if release_startup_sigint():  # Ctrl-C while the command line was importing
+        return _interrupted()
     try:
         parser = build_parser()
         hints = _help_hints(parser, argv)

@@ -73,6 +73,17 @@ def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def _orjson():
+    """orjson, imported with Ctrl-C held back (a SIGINT during its first import crashes the
+    interpreter; :func:`optsched.core.startup.import_deferring_sigint`), or None without it."""
+    from .startup import import_deferring_sigint
+
+    try:
+        return import_deferring_sigint("orjson")
+    except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps it optional
+        return None
+
+
 def load_json_file(path: str | Path, problem: str) -> Any:
     """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`.
 
@@ -92,10 +103,7 @@ def load_json_file(path: str | Path, problem: str) -> Any:
     if "\x00" in text:
         raise InvalidInstanceError(problem, "(file)", f"{path} is a binary file (NUL byte at offset "
                                    f"{text.index(chr(0))}), not JSON") from None
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps it optional
-        orjson = None
+    orjson = _orjson()
     if orjson is not None:
         try:
             return orjson.loads(text)
@@ -281,10 +289,7 @@ class Instance(Record):
         from .sidecar import sidecar_path, write_sidecar
 
         data = self.to_json()
-        try:
-            import orjson
-        except ImportError:  # pragma: no cover
-            orjson = None
+        orjson = _orjson()
         if orjson is not None and _size_hint(data) > COMPACT_ABOVE:
             Path(path).write_bytes(orjson.dumps(data) + b"\n")
         else:

@@ -292,7 +292,8 @@ def test_ctrl_c_ends_every_new_backend_cleanly(tmp_path):
         procs[backend] = subprocess.Popen(
             [sys.executable, "-m", "optsched.cli", "solve", "mknap", str(path), "--method", "milp",
              "--backend", backend, "--time-limit", "120"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not an inherited SIG_IGN
     deadline = time.monotonic() + 30
     while not _children(procs["portfolio"].pid) and time.monotonic() < deadline:
         time.sleep(0.2)  # the portfolio starts its child member (scip) once its model is built

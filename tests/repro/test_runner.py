@@ -229,7 +229,8 @@ def test_ctrl_c_stops_running_cells_and_keeps_finished_ones(tmp_path):
     env = {**os.environ, "TINY_CELLS": "8", "TINY_DELAY": "4", "TINY_DONE_FILE": str(done)}
     proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "repro", "--quick", "--jobs", "2", "--out",
                              str(out)], cwd=tmp_path, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not an inherited SIG_IGN
     db = runs_dir(out) / "K1-quick.sqlite"
     deadline = time.monotonic() + 90
     try:

@@ -10,10 +10,11 @@ watchdog, ``SolverSettings.hard_limit()``) it asks the solver to stop and report
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import Callable
+
+from ..startup import import_deferring_sigint
 
 __all__ = ["run_interruptible", "import_deferring_sigint"]
 
@@ -52,27 +53,3 @@ def run_interruptible(solve: Callable[[], None], stop: Callable[[], None], hard_
     if failure:
         raise failure[0]
     return fired
-
-
-def import_deferring_sigint(name: str):
-    """``importlib.import_module(name)`` with Ctrl-C held back until the import is done.
-
-    A SIGINT that lands inside a native extension's initialisation (OR-Tools' pybind11 modules)
-    turns into ``ImportError: initialization failed`` instead of ``KeyboardInterrupt``; here it
-    is recorded and re-raised as ``KeyboardInterrupt`` once the import finished. Outside the main
-    thread (where no handler can be installed) it is a plain import.
-    """
-    import importlib
-    import signal
-
-    if name in sys.modules or threading.current_thread() is not threading.main_thread():
-        return importlib.import_module(name)
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        module = importlib.import_module(name)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-    return module

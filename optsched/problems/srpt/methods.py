@@ -7,7 +7,8 @@ from optsched.core.registry import Option
 from . import algorithms
 from .problem import PROBLEM
 
-_PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)")
+_PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)",
+                    choices=("heuristic", "random", "milp"))
 
 PROBLEM.method("a-srpt", kind="online", fidelity="reconstruction",
                summary="virtual single-machine SRPT order on predicted sizes + min-cut placement, preemptive",
