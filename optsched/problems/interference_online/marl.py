@@ -48,7 +48,6 @@ WEIGHTS_PATH = Path(__file__).with_name("marl_weights.json")
 def _features(snap, j, p, free, placed, group_free) -> list[float]:
     w = snap.job_weight[j]
     tj = snap.job_types[j]
-    cap = max(snap.free) if max(snap.free) > 0 else 1
     suffer, cause, mates = 0.0, 0.0, 0
     for r, servers in enumerate(snap.res_servers):
         if set(p) & set(servers):
