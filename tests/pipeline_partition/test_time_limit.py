@@ -108,7 +108,7 @@ def test_map_bb_stops_honestly_at_every_poll(every_unit, spec):
         assert _close(opt, brute_force(inst))
     full, total = _run(inst, "map-bb", None)
     assert full.status == "optimal" and _close(full.objective, opt) and full.stats["phase"] == "orbit DP"
-    phases, orbit_lowers = set(), []
+    phases, orbit_lowers, orbit_values = set(), [], []
     for k in _stops(total):
         out, reads = _run(inst, "map-bb", k)
         assert reads == k  # the run read the clock no more after it expired
@@ -116,12 +116,16 @@ def test_map_bb_stops_honestly_at_every_poll(every_unit, spec):
             continue
         _assert_honest_stop(inst, out, opt, f"map-bb stopped at read {k} of {total}")
         phases.add(out.stats["phase"])
-        if out.stats.get("orbit_lower") is not None:
-            orbit_lowers.append(out.bound)
+        if out.stats["phase"] == "orbit DP stopped at the time limit":
+            orbit_values.append(out.objective)
+            if out.stats.get("orbit_lower") is not None:
+                orbit_lowers.append(out.bound)
     # the budget ran out in each phase somewhere along the way
     assert {"incumbent; relaxation stopped at the time limit", "orbit DP stopped at the time limit"} <= phases
     if inst.objective == "bottleneck":  # failed thresholds of the orbit DP raise the bound above the relaxation's
         assert max(orbit_lowers) > full.stats["relaxation_bound"] + objective_tolerance(opt)
+    else:  # the orbit label DP's best plan so far replaces a worse incumbent
+        assert min(orbit_values) < full.stats["incumbent_value"] - objective_tolerance(opt)
     # one read more than the whole run needs: the proof completes, and only then is it optimal
     out, _ = _run(inst, "map-bb", total + 1)
     assert out.status == "optimal" and _close(out.objective, opt)
