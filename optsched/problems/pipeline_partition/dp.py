@@ -437,12 +437,15 @@ class _ReachProbe:
         self.counts = instance.stage_counts()
         self.layers = []
         tick = self.poll.tick
+        succ: dict = {}  # one tuple per key, shared by the layers (fewer objects to build and free)
         for c in range(1, self.counts[-1] + 1):
             layer = []
             for key in space.keys():
                 tick()
                 if space.fits(key, c):
-                    layer.append((key, space.group(key), tuple(space.successors(key)) if c > 1 else ()))
+                    if c > 1 and key not in succ:
+                        succ[key] = tuple(space.successors(key))
+                    layer.append((key, space.group(key), succ[key] if c > 1 else ()))
             self.layers.append((ch.live(c), layer))
 
     def groups(self):

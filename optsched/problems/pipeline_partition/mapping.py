@@ -26,8 +26,9 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
   groups). Each cost only falls and every plan stays feasible, so its optimum (the uniform chain
   DP, O(N^2) keys) is <= OPT.
 * ``map-bb``: incumbent = ``dp`` over the dendrogram's leaf order (:func:`tree_order`), bound =
-  :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`, polling the
-  context's clock; at the limit, status ``time_limit`` with the incumbent and the bound.
+  :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`. Every phase
+  polls the context's clock (:mod:`.clock`); at the limit, status ``time_limit`` with the best
+  plan found and the best proven bound (docs/pipeline_partition.md#map-bb-ours).
 * ``tree-order-dp``: ``dp`` over the leaf order; ALG <= (b_max / b_min) OPT with b_max, b_min the
   largest and smallest widest-path bandwidth between two devices, for identical devices (proof in
   ``docs/pipeline_partition.md#tree-order-dp``).
@@ -166,6 +167,7 @@ class Orbits(SearchSpace):
         self.sym = TreeSymmetry(instance)
         self.R = instance.replica_limit
         self._keys = None
+        self._canon: dict = {}
         self._succ: dict = {}
         self._succ_rep: dict = {}
         self._group: dict = {}
@@ -181,6 +183,7 @@ class Orbits(SearchSpace):
                     out.append(sig)
                     self._sizes[sig] = (used, grp)
             self._keys = out
+            self._canon = {sig: sig for sig in out}
         return self._keys
 
     def _enumerate(self, c: Cluster):
@@ -245,9 +248,12 @@ class Orbits(SearchSpace):
             bw = costs.cross_bandwidth(self.instance.widest, g, marked)
             if sig not in best or bw > best[sig][0]:
                 best[sig] = (bw, marked)
-        self._succ[key] = [(sig, bw) for sig, (bw, _) in best.items()]
+        # keep the keys' own signature objects, not the equal copies just built: far fewer
+        # objects to hold and to free when the run ends (or stops at its time limit)
+        canon = self._canon if self._keys is not None else {}
+        self._succ[key] = [(canon.get(sig, sig), bw) for sig, (bw, _) in best.items()]
         for sig, (_, marked) in best.items():
-            self._succ_rep[key, sig] = marked
+            self._succ_rep[key, canon.get(sig, sig)] = marked
         return self._succ[key]
 
     def _markings(self, state, c: Cluster) -> list[list[int]]:
