@@ -12,8 +12,9 @@
 * The polling overhead: ``map-bb`` to optimality on runs that finish (Inception-v3 on the torus,
   bottleneck; ResNet-50 on 2 x DGX-1, sync-estimate), with the clock read every ``POLL_EVERY``
   units (a context with a far limit) against the same run whose poll never reads it (no context;
-  the counter still ticks), interleaved rounds, the minimum of each; the ticks themselves are
-  costed from a micro-benchmark of :meth:`Poll.tick` times the number of ticks of the run.
+  the counter still ticks), 5 interleaved rounds, the minimum of each, printed as a ratio; and the
+  cost polling adds computed from the run's counts (clock reads x the cost of a read, ticks x the
+  cost of :meth:`Poll.tick`, both micro-benchmarked here) over the unpolled time: asserted < 2%.
 """
 
 from __future__ import annotations
@@ -76,9 +77,12 @@ def test_map_bb_stops_at_its_time_limit(profile, topo, record_property):
     r = optsched.solve(inst, "map-bb", time_limit=LIMIT_S)
     wall = time.perf_counter() - start
     record_property("wall_over_limit", wall / LIMIT_S)
+    fmt = lambda v, f: "-" if v is None else format(v, f)  # noqa: E731
     print(f"\nmap-bb, {profile} on {topo}, limit {LIMIT_S} s: {r.status} in {wall:.2f} s = {wall / LIMIT_S:.3f} x "
-          f"limit ({r.stats.get('phase')}; objective {r.objective:.6g}, bound {r.bound:.6g}, gap {r.gap:.2%})")
-    assert r.status == "time_limit" and r.bound <= r.objective
+          f"limit ({r.stats.get('phase') or r.reason}; objective {fmt(r.objective, '.6g')}, "
+          f"bound {fmt(r.bound, '.6g')}, gap {fmt(r.gap, '.2%')})")
+    assert r.status == "time_limit"  # (under heavy load possibly before the incumbent's first plan)
+    assert r.objective is None or r.bound is None or r.bound <= r.objective
     assert wall <= LIMIT_S + 2.0
 
 
@@ -92,17 +96,19 @@ class _Counting(SolveContext):
         return super().expired()
 
 
-def _tick_cost_s(n: int = 2_000_000) -> float:
-    p = clock.Poll(None)
-    tick = p.tick
-    start = time.perf_counter()
-    for _ in range(n):
-        tick()
-    loop = time.perf_counter() - start
-    start = time.perf_counter()
-    for _ in range(n):
-        pass
-    return max(loop - (time.perf_counter() - start), 0.0) / n
+def _cost_per_call_s(call, n: int) -> float:
+    """Seconds per call of ``call`` (minus the bare loop), the best of 3."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(n):
+            call()
+        loop = time.perf_counter() - start
+        start = time.perf_counter()
+        for _ in range(n):
+            pass
+        best = min(best, max(loop - (time.perf_counter() - start), 0.0) / n)
+    return best
 
 
 @pytest.mark.parametrize("profile, topo, objective", [("inception_v3", "torus:4x4:25:10", "bottleneck"),
@@ -114,7 +120,7 @@ def test_polling_overhead(profile, topo, objective, record_property):
     meth = problem.get_method("map-bb")
     times = {"unpolled": [], "polled": []}
     reads = 0
-    for _ in range(3):  # interleaved, so that a change of the machine's load hits both alike
+    for _ in range(5):  # interleaved, so that a change of the machine's load hits both alike
         start = time.perf_counter()
         a = map_bb(inst, None)  # the poll ticks but never reads a clock
         times["unpolled"].append(time.perf_counter() - start)
@@ -126,9 +132,15 @@ def test_polling_overhead(profile, topo, objective, record_property):
         assert a.status == b.status == "optimal" and a.objective == b.objective and a.solution == b.solution
     unpolled, polled = min(times["unpolled"]), min(times["polled"])
     ticks = reads * clock.POLL_EVERY  # one read per POLL_EVERY units (to within one period per phase)
-    tick_share = ticks * _tick_cost_s() / unpolled
+    tick_s = _cost_per_call_s(clock.Poll(None).tick, 1_000_000)
+    read_s = _cost_per_call_s(clock.Poll(_Counting(problem, meth, settings=SolverSettings(time_limit=1e9))).check,
+                              200_000)
+    share = (ticks * tick_s + reads * read_s) / unpolled  # what polling adds to the run, from its counts
     record_property("polled_over_unpolled", polled / unpolled)
-    record_property("tick_share", tick_share)
+    record_property("polling_share", share)
     print(f"\nmap-bb, {profile} on {topo} ({objective}): unpolled {unpolled:.3f} s, polled {polled:.3f} s "
-          f"(ratio {polled / unpolled:.4f}; {reads} clock reads, about {ticks} ticks = {tick_share:.2%} of the run)")
-    assert polled / unpolled <= 1.10  # target < 1.02; loose: two runs of seconds on a shared machine
+          f"(measured ratio {polled / unpolled:.4f}, best of 5 each); {reads} clock reads x {read_s * 1e6:.2f} us + "
+          f"about {ticks} ticks x {tick_s * 1e6:.3f} us = {share:.2%} of the run")
+    # the wall ratio of two runs of seconds on a shared machine varies by several % either way, so
+    # the assertion is on the cost computed from the counts (target < 2%)
+    assert share < 0.02
