@@ -6,14 +6,16 @@ import math
 
 from optsched.core.errors import Infeasible
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext
+from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.pipeline import costs
 
 from . import baselines
 from .bisect import min_bottleneck
+from .clock import Poll, SearchStopped
 from .dp import Plan, heuristic_order, is_exact_space, order_space, solve_order, subset_space, why_infeasible
 from .instance import PipelinePartitionInstance, objective_value
 from .model import build_model_for, decode
+from .stages import StageCosts
 
 __all__ = ["milp", "dp", "subset_dp", "order_dp", "bisect", "uniform", "param_balanced", "time_balanced",
            "pipedream", "dapple"]
@@ -36,6 +38,60 @@ def _plan_outcome(instance, plan: Plan, status: str = "feasible", bound: float |
     if instance.objective == "sync" and status == "optimal":
         status, bound = "feasible", None  # optimal for sync-estimate, not for the simulated makespan
     return Outcome(solution=plan.solution(), objective=_value(instance, plan), bound=bound, status=status, stats=stats)
+
+
+def _bound(instance: PipelinePartitionInstance, value: float | None) -> float | None:
+    """A bound of the optimized objective is one of the instance's, except for ``sync`` (the
+    simulated makespan is evaluated, not optimized: no bound)."""
+    return None if instance.objective == "sync" else value
+
+
+def simple_bound(instance: PipelinePartitionInstance, objective: str, ch: StageCosts | None = None) -> float:
+    """A bound that needs no search, for results stopped before a proof: G = the min-max of
+    sum (F + B) / (replicas x fastest speed) over the chain on N devices (no all-reduce, no
+    transfers, no memory; ``StageCosts.prefix_minmax``) bounds every plan's max_k (F_k + B_k), and
+    sum_k (F_k + B_k) >= total work / (N x fastest speed). ``bottleneck`` >= G; ``sync-estimate``
+    >= work / (N s_max) + (M - 1) G. O(N R n log n) (``ch``'s poll is ticked per (N, R) pair)."""
+    ch = StageCosts(instance) if ch is None else ch
+    top = float(ch.prefix_minmax[instance.num_devices][ch.n])
+    if objective == "bottleneck":
+        return top
+    return float(ch.work[ch.n]) / (instance.num_devices * ch.max_speed) + (instance.microbatches - 1) * top
+
+
+def search_free_bound(ch: StageCosts, objective: str) -> float | None:
+    """:func:`simple_bound` if ``ch`` has already computed its ``prefix_minmax`` (the label DP of
+    ``sync-estimate`` does; None otherwise: a run stopped at its time limit searches no further)."""
+    if "prefix_minmax" not in ch.__dict__:
+        return None
+    return simple_bound(ch.instance, objective, ch)
+
+
+def _stopped_outcome(instance, plan: Plan | None, bounds, phase: str, **stats) -> Outcome:
+    """The ``time_limit`` result of a run stopped by its budget: the best plan found (none: the
+    run raises :class:`TimeLimitReached` without an incumbent) and the largest of the proven
+    ``bounds`` (None entries: not proven). Never ``optimal``."""
+    if plan is None:
+        raise TimeLimitReached(f"time limit reached before any plan ({phase})", None)
+    proven = [b for b in bounds if b is not None and math.isfinite(b)]
+    bound = max(proven) if proven else None
+    return _plan_outcome(instance, plan, "time_limit", _bound(instance, bound), phase=phase, **stats)
+
+
+def _solve_within(instance, space, ctx: SolveContext, exact: bool, **info):
+    """:func:`.dp.solve_order` on ``space`` within ``ctx``'s budget: ``(value, plan, stats)``, or
+    the ``time_limit`` :class:`Outcome` when the budget runs out (best plan found; bound: the
+    threshold search's failed thresholds when ``space`` is ``exact``, the search-free bound when
+    already computed)."""
+    poll = Poll(ctx)
+    ch = StageCosts(instance, poll)
+    objective = _optimized(instance)
+    try:
+        return solve_order(instance, space, objective, poll, ch)
+    except SearchStopped as stop:
+        return _stopped_outcome(instance, stop.plan, [stop.lower if exact else None,
+                                                      search_free_bound(ch, objective)],
+                                "stopped at the time limit", **info)
 
 
 def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
@@ -108,17 +164,23 @@ def dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     ([3], 6.0)
     """
     space = order_space(instance)
-    value, plan, stats = solve_order(instance, space, _optimized(instance))
     exact = is_exact_space(space)
+    info = {"optimal_over": "all plans" if exact else "consecutive blocks of device order 0..N-1"}
+    got = _solve_within(instance, space, ctx, exact, **info)
+    if not isinstance(got, tuple):  # stopped at the time limit
+        return got
+    value, plan, stats = got
     return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
-                         optimal_over="all plans" if exact else "consecutive blocks of device order 0..N-1",
-                         **stats)
+                         **info, **stats)
 
 
 def subset_dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     """Exact over every plan (any disjoint device groups, any order) by a DP over device subsets:
     ALG = OPT. O(K 3^N n^2) states-transitions before pruning: for tests (n <= 30, N <= 10). [ours]"""
-    value, plan, stats = solve_order(instance, subset_space(instance), _optimized(instance))
+    got = _solve_within(instance, subset_space(instance), ctx, True)
+    if not isinstance(got, tuple):  # stopped at the time limit
+        return got
+    value, plan, stats = got
     return _plan_outcome(instance, plan, "optimal", value, **stats)
 
 
@@ -129,8 +191,11 @@ def order_dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     ratio to ``milp``/``subset-dp`` is reported by the tests and T5. [ours]"""
     order = heuristic_order(instance)
     space = order_space(instance, order)
-    value, plan, stats = solve_order(instance, space, _optimized(instance))
     exact = is_exact_space(space)
+    got = _solve_within(instance, space, ctx, exact, device_order=order)
+    if not isinstance(got, tuple):  # stopped at the time limit
+        return got
+    value, plan, stats = got
     return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
                          device_order=order, **stats)
 

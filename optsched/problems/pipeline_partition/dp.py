@@ -59,6 +59,7 @@ import numpy as np
 from optsched.core.errors import Infeasible
 from optsched.pipeline import costs
 
+from .clock import Poll, SearchStopped, as_poll
 from .instance import PipelinePartitionInstance
 from .spaces import (
     SUBSET_MAX_DEVICES,
@@ -80,7 +81,8 @@ __all__ = ["Plan", "order_space", "is_exact_space", "clusters_of", "subset_space
 INF = math.inf
 
 
-def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tuple[float, Plan | None]:
+def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace, poll: Poll | None = None,
+                  ch: StageCosts | None = None) -> tuple[float, Plan | None]:
     """Exact min-max over the plans of ``space``: the least threshold T whose probe succeeds.
 
     The optimum is one of the finitely many stage times and transfer times, each computed with the
@@ -98,36 +100,60 @@ def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace) -> tu
     same float as the original min-max recursion). Returns ``(inf, None)`` when no plan fits
     memory.
 
+    Time limit: ``poll`` (:class:`.clock.Poll`, default: none) is ticked once per state of every
+    probe (default: the space's own poll, if it has one; else none); when the budget runs out the
+    search raises :class:`.clock.SearchStopped` with the plan found by the first probe (T = inf;
+    None before it) and, as ``lower``, the largest threshold whose probe failed (every plan of
+    ``space`` has a larger bottleneck; None when no probe failed). ``ch``: stage costs to share
+    between calls (the same values; it only saves recomputation).
+
     >>> from optsched.problems.pipeline_partition.generate import chain_instance
     >>> inst = chain_instance([1, 2, 3, 4], topology="nvlink:2", max_replicas=1)
     >>> value, plan = bottleneck_dp(inst, order_space(inst))
     >>> value, plan.bounds, plan.groups
     (6.0, [(0, 3), (3, 4)], [[0], [1]])
     """
-    ch = StageCosts(instance)
-    if isinstance(space, UniformOrder) and instance.stages is None:
-        engine = _UniformProbe(instance, space, ch)
-    elif isinstance(space, UniformOrder):
-        engine = _FixedUniformProbe(instance, space, ch)
-    else:
-        engine = _ReachProbe(instance, space, ch)
-    if not engine.run(INF):
-        return INF, None
-    hi = engine.value(engine.stages(INF))
-    cands = _candidates(ch, engine.groups(), engine.bandwidths(), hi)
-    if cands is not None:  # short chains: binary search over the candidate values themselves
-        a, b = 0, len(cands) - 1
-        while a < b:
-            m = (a + b) // 2
-            if engine.run(float(cands[m])):
-                b = m
-            else:
-                a = m + 1
-        T = float(cands[b])
-    else:
-        lo = float(ch.work[-1]) / (instance.num_devices * ch.max_speed) * 0.5  # half a valid lower bound
-        T = _least_feasible(engine.run, lo, hi)
-    stages = engine.stages(T)
+    poll = as_poll(poll if poll is not None else getattr(space, "poll", None))
+    ch = StageCosts(instance, poll) if ch is None else ch
+    found = {"lower": None, "first": None}  # what the search has proven so far
+
+    def probe(T: float) -> bool:
+        ok = engine.run(T)
+        if not ok:  # no plan of the space has a bottleneck <= T
+            found["lower"] = T if found["lower"] is None else max(found["lower"], T)
+        return ok
+
+    try:
+        if isinstance(space, UniformOrder) and instance.stages is None:
+            engine = _UniformProbe(instance, space, ch, poll)
+        elif isinstance(space, UniformOrder):
+            engine = _FixedUniformProbe(instance, space, ch, poll)
+        else:
+            engine = _ReachProbe(instance, space, ch, poll)
+        if not engine.run(INF):
+            return INF, None
+        first = engine.stages(INF)
+        hi = engine.value(first)
+        found["first"] = (hi, first)
+        cands = _candidates(ch, engine.groups(), engine.bandwidths(), hi)
+        if cands is not None:  # short chains: binary search over the candidate values themselves
+            a, b = 0, len(cands) - 1
+            while a < b:
+                m = (a + b) // 2
+                if probe(float(cands[m])):
+                    b = m
+                else:
+                    a = m + 1
+            T = float(cands[b])
+        else:
+            lo = float(ch.work[-1]) / (instance.num_devices * ch.max_speed) * 0.5  # half a valid lower bound
+            T = _least_feasible(probe, lo, hi)
+        stages = engine.stages(T)
+    except SearchStopped as stop:
+        value, plan = INF, None
+        if found["first"] is not None:  # realized with the poll disarmed (bounded: K keys)
+            value, plan = found["first"][0], engine.plan(found["first"][1])
+        raise SearchStopped(str(stop), lower=found["lower"], value=value, plan=plan) from None
     return engine.value(stages), engine.plan(stages)
 
 
@@ -184,8 +210,8 @@ class _UniformProbe:
     true one) and then one recursion over q for every c >= c_sat (constant count). Feasible iff
     E[N] = 0. Per probe O((c_sat + N) R log n) element operations."""
 
-    def __init__(self, instance, space, ch: StageCosts):
-        self.space, self.ch = space, ch
+    def __init__(self, instance, space, ch: StageCosts, poll: Poll | None = None):
+        self.space, self.ch, self.poll = space, ch, as_poll(poll)
         self.n, self.N, self.R = instance.num_positions, instance.num_devices, instance.replica_limit
         self.speed, self.bw, self.mem = space.speed, space.bw, space.memory
         kmax = min(self.n, self.N)
@@ -217,7 +243,9 @@ class _UniformProbe:
         trail = []
         rr, qq = self._pairs
         cols = np.arange(N + 1)
+        tick = self.poll.tick
         for c in range(1, self.layers + 1):  # every (r, q) pair of a layer in one search
+            tick()
             f = ch.first(rr, self.speed, self.bw, self.mem, ch.live(c), T, nc[E[qq - rr]])
             table = np.full((R, N + 1), n + 1, np.int64)
             table[rr - 1, qq] = f
@@ -233,6 +261,7 @@ class _UniformProbe:
         H, arg = E.copy(), np.zeros(N + 1, np.int64)
         rs = np.arange(1, R + 1)
         for q in range(1, N + 1):
+            tick()
             r = rs[:min(q, R)]
             f = ch.first(r, self.speed, self.bw, self.mem, self.top, T, nc[H[q - r]])
             k = int(np.argmin(f))
@@ -299,8 +328,8 @@ class _FixedUniformProbe:
 
     BIG = 1 << 40
 
-    def __init__(self, instance, space, ch: StageCosts):
-        self.space, self.ch = space, ch
+    def __init__(self, instance, space, ch: StageCosts, poll: Poll | None = None):
+        self.space, self.ch, self.poll = space, ch, as_poll(poll)
         self.n, self.N, self.R = instance.num_positions, instance.num_devices, instance.replica_limit
         self.K = instance.stages
         self.speed, self.bw, self.mem = space.speed, space.bw, space.memory
@@ -356,6 +385,7 @@ class _FixedUniformProbe:
             new = np.full(n + 1, big, np.int64)
             levels = self._sparse_table(np.where(allowed, D, big), big) if c > 1 else None
             for r in range(1, R + 1):
+                self.poll.tick()
                 e = self._reach(T, r, live, cache)
                 if c == 1:
                     best = np.where(e == n, 0, big)
@@ -401,16 +431,21 @@ class _ReachProbe:
     cumulative sum). Feasible iff ``ok[c, key][0]`` for a start key and a stage count of the
     instance. Per probe O(K keys successors n); the last probe keeps the vectors as bits."""
 
-    def __init__(self, instance, space, ch: StageCosts):
-        self.instance, self.space, self.ch = instance, space, ch
+    def __init__(self, instance, space, ch: StageCosts, poll: Poll | None = None):
+        self.instance, self.space, self.ch, self.poll = instance, space, ch, as_poll(poll)
         self.n = instance.num_positions
         self.counts = instance.stage_counts()
         self.layers = []
+        tick = self.poll.tick
+        succ: dict = {}  # one tuple per key, shared by the layers (fewer objects to build and free)
         for c in range(1, self.counts[-1] + 1):
             layer = []
             for key in space.keys():
+                tick()
                 if space.fits(key, c):
-                    layer.append((key, space.group(key), tuple(space.successors(key)) if c > 1 else ()))
+                    if c > 1 and key not in succ:
+                        succ[key] = tuple(space.successors(key))
+                    layer.append((key, space.group(key), succ[key] if c > 1 else ()))
             self.layers.append((ch.live(c), layer))
 
     def groups(self):
@@ -434,9 +469,11 @@ class _ReachProbe:
         prev: dict = {}
         trail = []
         found = None
+        tick = self.poll.tick
         for c, (live, layer) in enumerate(self.layers, start=1):
             cur, sums = {}, {}
             for key, g, succ in layer:
+                tick()
                 gk = (g.replicas, g.speed, g.bandwidth, g.memory, live)
                 if gk not in reach_cache:
                     reach_cache[gk] = ch.reach(g, live, T, starts)
@@ -513,13 +550,19 @@ class _ReachProbe:
 
 # -- sync-estimate: label-setting DP ---------------------------------------------------------------
 def label_dp(instance: PipelinePartitionInstance, space: SearchSpace, objective: str,
-             incumbent: tuple[float, Plan] | None = None) -> tuple[float, Plan | None, dict]:
+             incumbent: tuple[float, Plan] | None = None, poll: Poll | None = None,
+             ch: StageCosts | None = None) -> tuple[float, Plan | None, dict]:
     """Exact over ``space`` for ``objective`` (``bottleneck`` or ``sync-estimate``) by labels.
 
     ``incumbent`` = (value, plan) in the same space, used for pruning and returned when no
-    strictly better plan exists.
+    strictly better plan exists. ``poll`` (default: the space's, if any) is ticked once per
+    (stage count, key) state and once per label extended; when the budget runs out the DP raises
+    :class:`.clock.SearchStopped` with the best whole plan found so far (the incumbent when none
+    beat it) and no lower bound. ``ch``: stage costs to share between calls.
     """
-    ch = StageCosts(instance)
+    poll = as_poll(poll if poll is not None else getattr(space, "poll", None))
+    tick = poll.tick
+    ch = StageCosts(instance, poll) if ch is None else ch
     n, M = ch.n, instance.microbatches
     counts = instance.stage_counts()
     kmax = counts[-1]
@@ -531,70 +574,81 @@ def label_dp(instance: PipelinePartitionInstance, space: SearchSpace, objective:
     prefix_work = ch.work  # work of [0, i) = work[i]
     stats = {"labels": 0, "pruned": 0}
     idx = np.arange(n + 1)
-    for c in range(1, kmax + 1):
-        live = ch.live(c)
-        for key in space.keys():
-            if not space.fits(key, c):
-                continue
-            g = space.group(key)
-            avail = space.prefix_devices(key)
-            start_ok = space.is_start(key) and c in counts
-            denom = g.replicas * g.speed
-            ar_coef = 2.0 * (g.replicas - 1) / g.replicas / g.bandwidth if g.replicas > 1 else 0.0
-            lb = np.where(idx > 0, prefix_work / (max(avail, 1) * ch.max_speed), 0.0)
-            lb_top = ch.prefix_minmax[avail] if sync else None
-            lb_back = np.where(idx > 0, ch.bw / (max(avail, 1) * ch.max_speed), 0.0)
-            valid_i = (idx == 0) & start_ok | (idx > 0) & (avail > 0)
-            if c == 1:
-                sources = [(n, None, INF, [(0.0, 0.0, -INF, None, None, None)])]
-            else:
-                sources = []
-                for k2, bw in space.successors(key):
-                    for j in sorted(starts.get((c - 1, k2), ())):
-                        sources.append((j, k2, bw, labels[c - 1, k2, j]))
-            for j, k2, bw, lst in sources:
-                fits = ch.fits_column(g, live, j)
-                ok = valid_i[:j] if fits is None else fits & valid_i[:j]
-                if not ok.any():
+    try:
+        for c in range(1, kmax + 1):
+            live = ch.live(c)
+            for key in space.keys():
+                tick()
+                if not space.fits(key, c):
                     continue
-                fb = (ch.work[j] - ch.work[:j]) / denom
-                b = (ch.bw[j] - ch.bw[:j]) / denom
-                ar = ar_coef * (ch.par[j] - ch.par[:j])
-                x = ch.act[j - 1] / bw if c > 1 else 0.0
-                for lab in lst:
-                    C, T, Q = lab[0], lab[1], lab[2]
-                    if sync:
-                        nC = C + fb + 2.0 * x
-                        # clamps that keep every completion's value (see the module docstring)
-                        nT = np.maximum(np.maximum(T, fb), lb_top[:j])
-                        nQ = np.maximum(ar, Q - b - x)
-                        nQ = np.where(nQ > lb_back[:j], nQ, 0.0)
-                        bound = nC + lb[:j] + (M - 1) * nT
-                    else:
-                        nC = np.maximum(np.maximum(C, x), fb + ar)
-                        nT = nQ = np.zeros(j)
-                        bound = nC
-                    keep = ok & (bound < upper)
-                    stats["pruned"] += int(ok.sum() - keep.sum())
-                    for ii in np.flatnonzero(keep):
-                        new = (float(nC[ii]), float(nT[ii]), float(nQ[ii]), j, k2, lab)
-                        if ii == 0:
-                            val = (new[0] + (M - 1) * new[1] + max(0.0, new[2])) if sync else new[0]
-                            if val < upper:
-                                upper, best_label = val, (c, key, new)
-                        if ii > 0:  # a suffix starting at 0 is a whole plan, never extended
-                            _insert(labels.setdefault((c, key, int(ii)), []), new, sync)
-                            starts.setdefault((c, key), set()).add(int(ii))
-                            stats["labels"] += 1
+                g = space.group(key)
+                avail = space.prefix_devices(key)
+                start_ok = space.is_start(key) and c in counts
+                denom = g.replicas * g.speed
+                ar_coef = 2.0 * (g.replicas - 1) / g.replicas / g.bandwidth if g.replicas > 1 else 0.0
+                lb = np.where(idx > 0, prefix_work / (max(avail, 1) * ch.max_speed), 0.0)
+                lb_top = ch.prefix_minmax[avail] if sync else None
+                lb_back = np.where(idx > 0, ch.bw / (max(avail, 1) * ch.max_speed), 0.0)
+                valid_i = (idx == 0) & start_ok | (idx > 0) & (avail > 0)
+                if c == 1:
+                    sources = [(n, None, INF, [(0.0, 0.0, -INF, None, None, None)])]
+                else:
+                    sources = []
+                    for k2, bw in space.successors(key):
+                        for j in sorted(starts.get((c - 1, k2), ())):
+                            sources.append((j, k2, bw, labels[c - 1, k2, j]))
+                for j, k2, bw, lst in sources:
+                    fits = ch.fits_column(g, live, j)
+                    ok = valid_i[:j] if fits is None else fits & valid_i[:j]
+                    if not ok.any():
+                        continue
+                    fb = (ch.work[j] - ch.work[:j]) / denom
+                    b = (ch.bw[j] - ch.bw[:j]) / denom
+                    ar = ar_coef * (ch.par[j] - ch.par[:j])
+                    x = ch.act[j - 1] / bw if c > 1 else 0.0
+                    for lab in lst:
+                        C, T, Q = lab[0], lab[1], lab[2]
+                        if sync:
+                            nC = C + fb + 2.0 * x
+                            # clamps that keep every completion's value (see the module docstring)
+                            nT = np.maximum(np.maximum(T, fb), lb_top[:j])
+                            nQ = np.maximum(ar, Q - b - x)
+                            nQ = np.where(nQ > lb_back[:j], nQ, 0.0)
+                            bound = nC + lb[:j] + (M - 1) * nT
+                        else:
+                            nC = np.maximum(np.maximum(C, x), fb + ar)
+                            nT = nQ = np.zeros(j)
+                            bound = nC
+                        keep = np.flatnonzero(ok & (bound < upper))
+                        tick(1 + (keep.size >> 5))  # a label extended, and its insertions
+                        stats["pruned"] += int(ok.sum()) - keep.size
+                        for ii in keep:
+                            new = (float(nC[ii]), float(nT[ii]), float(nQ[ii]), j, k2, lab)
+                            if ii == 0:
+                                val = (new[0] + (M - 1) * new[1] + max(0.0, new[2])) if sync else new[0]
+                                if val < upper:
+                                    upper, best_label = val, (c, key, new)
+                            if ii > 0:  # a suffix starting at 0 is a whole plan, never extended
+                                _insert(labels.setdefault((c, key, int(ii)), []), new, sync)
+                                starts.setdefault((c, key), set()).add(int(ii))
+                                stats["labels"] += 1
+    except SearchStopped as stop:  # the best whole plan so far, realized with the poll disarmed
+        plan = best_plan if best_label is None else _label_plan(space, best_label)
+        raise SearchStopped(str(stop), value=upper, plan=plan) from None
     if best_label is None:
         return upper, best_plan, stats
+    return upper, _label_plan(space, best_label), stats
+
+
+def _label_plan(space: SearchSpace, best_label) -> Plan:
+    """The plan of a whole-chain label (its chain of labels, realized by the space)."""
     c, key, lab = best_label
     bounds, keys, i = [], [], 0
     while lab is not None and lab[3] is not None:
         bounds.append((i, lab[3]))
         keys.append(key)
         i, key, lab = lab[3], lab[4], lab[5]
-    return upper, Plan(bounds, space.realize(keys)), stats
+    return Plan(bounds, space.realize(keys))
 
 
 def _insert(front: list, new: tuple, three: bool) -> None:
@@ -613,26 +667,44 @@ def _insert(front: list, new: tuple, three: bool) -> None:
     front.append(new)
 
 
-def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objective: str) -> tuple[float, Plan, dict]:
+def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objective: str,
+                poll: Poll | None = None, ch: StageCosts | None = None) -> tuple[float, Plan, dict]:
     """Exact over ``space`` for ``bottleneck`` or ``sync-estimate``; raises Infeasible when no
-    plan of the space fits memory."""
+    plan of the space fits memory.
+
+    ``poll``/``ch`` as in :func:`bottleneck_dp`. When the budget runs out: :class:`.clock.SearchStopped`
+    with the best plan of the space found so far, its value in ``objective`` and, for
+    ``bottleneck`` by the threshold search, the proven ``lower`` (over ``space``)."""
+    poll = as_poll(poll if poll is not None else getattr(space, "poll", None))
+    ch = StageCosts(instance, poll) if ch is None else ch
     stats: dict = {}
     if space.needs_labels:
-        value, plan, stats = label_dp(instance, space, objective)
+        value, plan, stats = label_dp(instance, space, objective, poll=poll, ch=ch)
     else:
-        value, plan = bottleneck_dp(instance, space)
+        try:
+            value, plan = bottleneck_dp(instance, space, poll, ch)
+        except SearchStopped as stop:
+            if objective == "bottleneck":
+                raise
+            # the threshold search's lower bound is the bottleneck's, not this objective's
+            value = INF if stop.plan is None else _sync_value(instance, stop.plan)
+            raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
         if plan is not None and objective == "sync-estimate":
-            st = costs.stage_times_of(instance, plan.bounds, plan.groups)
-            start = (costs.sync_estimate(st, instance.microbatches), plan)
+            start = (_sync_value(instance, plan), plan)
             if space.block_order() is not None:
                 # a cheap strong incumbent: the optimum over the block-order plans (a subset of
                 # the clustered space), whose fewer keys make it several times faster
                 block = space.block_order()
-                start = label_dp(instance, block, "sync-estimate", incumbent=start)[:2]
-            value, plan, stats = label_dp(instance, space, "sync-estimate", incumbent=start)
+                start = label_dp(instance, block, "sync-estimate", incumbent=start, poll=poll, ch=ch)[:2]
+            value, plan, stats = label_dp(instance, space, "sync-estimate", incumbent=start, poll=poll, ch=ch)
     if plan is None:
         raise Infeasible(why_infeasible(instance))
     return value, plan, stats
+
+
+def _sync_value(instance: PipelinePartitionInstance, plan: Plan) -> float:
+    st = costs.stage_times_of(instance, plan.bounds, plan.groups)
+    return costs.sync_estimate(st, instance.microbatches)
 
 
 def why_infeasible(instance: PipelinePartitionInstance) -> str:

@@ -26,8 +26,9 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
   groups). Each cost only falls and every plan stays feasible, so its optimum (the uniform chain
   DP, O(N^2) keys) is <= OPT.
 * ``map-bb``: incumbent = ``dp`` over the dendrogram's leaf order (:func:`tree_order`), bound =
-  :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`, polling the
-  context's clock; at the limit, status ``time_limit`` with the incumbent and the bound.
+  :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`. Every phase
+  polls the context's clock (:mod:`.clock`); at the limit, status ``time_limit`` with the best
+  plan found and the best proven bound (docs/pipeline_partition.md#map-bb-ours).
 * ``tree-order-dp``: ``dp`` over the leaf order; ALG <= (b_max / b_min) OPT with b_max, b_min the
   largest and smallest widest-path bandwidth between two devices, for identical devices (proof in
   ``docs/pipeline_partition.md#tree-order-dp``).
@@ -41,12 +42,14 @@ import math
 import numpy as np
 
 from optsched.core.errors import Infeasible
-from optsched.core.solving import SolveContext, TimeLimitReached
+from optsched.core.solving import SolveContext
 from optsched.pipeline import costs
 from optsched.workloads.topology import Cluster, dendrogram, is_ultrametric
 
-from .algorithms import _optimized, _plan_outcome
-from .dp import bottleneck_dp, label_dp, solve_order, why_infeasible
+from .algorithms import (_optimized, _plan_outcome, _solve_within, _stopped_outcome, search_free_bound,
+                         simple_bound)
+from .clock import Poll, SearchStopped, as_poll
+from .dp import _sync_value, bottleneck_dp, label_dp, why_infeasible
 from .instance import PipelinePartitionInstance
 from .spaces import BlockOrder, Group, SearchSpace, UniformOrder
 from .stages import StageCosts
@@ -152,17 +155,19 @@ class TreeSymmetry:
 class Orbits(SearchSpace):
     """Keys (device set of the suffix, its first group) up to the dendrogram's automorphisms.
 
-    Exact over every plan (module docstring). ``ctx``'s clock is polled in :meth:`fits` and
-    :meth:`successors` (the engine calls them for every state), so a time limit stops the DP."""
+    Exact over every plan (module docstring). ``clock`` (a :class:`.clock.Poll` or a
+    :class:`SolveContext`; None: no limit) is ticked while the keys are enumerated and per
+    successor orbit; the DP engines use the same poll (their ``poll`` defaults to the space's)."""
 
     exact = True
 
-    def __init__(self, instance: PipelinePartitionInstance, ctx: SolveContext | None = None):
+    def __init__(self, instance: PipelinePartitionInstance, clock: Poll | SolveContext | None = None):
         super().__init__(instance)
-        self.ctx = ctx
+        self.poll = as_poll(clock)
         self.sym = TreeSymmetry(instance)
         self.R = instance.replica_limit
         self._keys = None
+        self._canon: dict = {}
         self._succ: dict = {}
         self._succ_rep: dict = {}
         self._group: dict = {}
@@ -172,11 +177,13 @@ class Orbits(SearchSpace):
     def keys(self):
         if self._keys is None:
             out = []
+            self.poll.check()
             for sig, used, grp in self._enumerate(self.sym.root):
                 if 1 <= grp <= self.R:
                     out.append(sig)
                     self._sizes[sig] = (used, grp)
             self._keys = out
+            self._canon = {sig: sig for sig in out}
         return self._keys
 
     def _enumerate(self, c: Cluster):
@@ -198,7 +205,9 @@ class Orbits(SearchSpace):
                     combos.append(([options[i][0] for i in combo], used, grp))
             per_class.append(combos)
         out = []
+        tick = self.poll.tick
         for pick in itertools.product(*per_class):
+            tick()
             grp = sum(p[2] for p in pick)
             if grp > self.R:
                 continue
@@ -222,14 +231,14 @@ class Orbits(SearchSpace):
         return self._group[key]
 
     def successors(self, key):
-        if self.ctx is not None:
-            self.ctx.check_time()
         if key in self._succ:
             return self._succ[key]
         state = self.sym.state_of(key)
         g = [d for d, s in enumerate(state) if s == GROUP]
         best: dict = {}
+        tick = self.poll.tick
         for marked in self._markings(state, self.sym.root):
+            tick()
             if not 1 <= len(marked) <= self.R:
                 continue
             nxt = [FREE if s == GROUP else s for s in state]
@@ -239,9 +248,12 @@ class Orbits(SearchSpace):
             bw = costs.cross_bandwidth(self.instance.widest, g, marked)
             if sig not in best or bw > best[sig][0]:
                 best[sig] = (bw, marked)
-        self._succ[key] = [(sig, bw) for sig, (bw, _) in best.items()]
+        # keep the keys' own signature objects, not the equal copies just built: far fewer
+        # objects to hold and to free when the run ends (or stops at its time limit)
+        canon = self._canon if self._keys is not None else {}
+        self._succ[key] = [(canon.get(sig, sig), bw) for sig, (bw, _) in best.items()]
         for sig, (_, marked) in best.items():
-            self._succ_rep[key, sig] = marked
+            self._succ_rep[key, canon.get(sig, sig)] = marked
         return self._succ[key]
 
     def _markings(self, state, c: Cluster) -> list[list[int]]:
@@ -282,8 +294,6 @@ class Orbits(SearchSpace):
         return True
 
     def fits(self, key, stages):
-        if self.ctx is not None:
-            self.ctx.check_time()
         used, grp = self._size(key)
         extra = used - grp
         return (stages - 1) <= extra <= (stages - 1) * self.R
@@ -315,9 +325,9 @@ class Relaxed(UniformOrder):
 
     exact = False
 
-    def __init__(self, instance: PipelinePartitionInstance, ctx: SolveContext | None = None):
+    def __init__(self, instance: PipelinePartitionInstance, clock: Poll | SolveContext | None = None):
         super().__init__(instance, range(instance.num_devices))
-        self.ctx = ctx
+        self.poll = as_poll(clock)  # the DP engines tick it (their poll defaults to the space's)
         N = instance.num_devices
         w = instance.widest[~np.eye(N, dtype=bool)]
         self.bw = float(w.max()) if w.size else INF
@@ -343,30 +353,13 @@ class Relaxed(UniformOrder):
         return [((u - r, r2), min(self.bw, self.best_bw[r + r2]))
                 for r2 in range(1, min(self.instance.replica_limit, u - r) + 1)]
 
-    def fits(self, key, stages):
-        if self.ctx is not None:
-            self.ctx.check_time()
-        return super().fits(key, stages)
 
 
-class TimedBlockOrder(BlockOrder):
-    """:class:`BlockOrder` polling the context's clock."""
-
-    def __init__(self, instance, order, ctx: SolveContext | None = None):
-        super().__init__(instance, order)
-        self.ctx = ctx
-
-    def fits(self, key, stages):
-        if self.ctx is not None:
-            self.ctx.check_time()
-        return super().fits(key, stages)
-
-
-def tree_space(instance: PipelinePartitionInstance, ctx: SolveContext | None = None) -> SearchSpace:
+def tree_space(instance: PipelinePartitionInstance) -> SearchSpace:
     """``dp``'s space over the dendrogram's leaf order (the uniform space on a uniform graph)."""
     if instance.is_uniform:
         return UniformOrder(instance, range(instance.num_devices))
-    return TimedBlockOrder(instance, tree_order(instance), ctx)
+    return BlockOrder(instance, tree_order(instance))
 
 
 def check_ultrametric(instance: PipelinePartitionInstance) -> None:
@@ -397,93 +390,79 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     """
     check_ultrametric(instance)
     objective = _optimized(instance)
-    space = tree_space(instance, ctx)
-    value, plan, stats = _incumbent(instance, space, objective)
+    poll = Poll(ctx)  # one poll for every phase: it reads ctx's clock every POLL_EVERY states
+    ch = StageCosts(instance, poll)  # shared by the phases (prefix_minmax computed once)
+    space = tree_space(instance)
+    try:
+        value, plan, stats = _incumbent(instance, space, objective, poll, ch)
+    except SearchStopped as stop:
+        # the tree space covers every plan on a uniform graph only: its proven lower bound is a
+        # bound on OPT there; the search-free bound is one everywhere (when already computed)
+        lower = stop.lower if instance.is_uniform else None
+        return _stopped_outcome(instance, stop.plan, [lower, search_free_bound(ch, objective)],
+                                "incumbent's DP stopped at the time limit")
     if instance.is_uniform:  # the uniform space covers every plan
         if plan is None:
             raise Infeasible(why_infeasible(instance))
         return _plan_outcome(instance, plan, "optimal", value, phase="uniform graph", **stats)
-    incumbent = None if plan is None else _plan_outcome(instance, plan, "time_limit", None, phase="incumbent")
     try:
-        relaxed = RelaxedRuns(instance, ctx)
+        ch.prefix_minmax  # the search-free bound, in case the relaxation does not finish
+        relaxed = RelaxedRuns(instance, poll)
         if objective == "bottleneck":
-            bound = bottleneck_dp(instance, relaxed)[0]
+            bound = bottleneck_dp(instance, relaxed, poll, ch)[0]
         else:  # the incumbent's value prunes; returned only when no relaxed plan is below it
-            bound = label_dp(instance, relaxed, objective, incumbent=(value, None))[0]
-    except TimeLimitReached:
-        if incumbent is None:
-            raise TimeLimitReached("time limit reached before the relaxation bound", None) from None
-        return _plan_outcome(instance, plan, "time_limit", _bound(instance, simple_bound(instance, objective)),
-                             phase="incumbent; relaxation stopped at the time limit (search-free bound)")
+            bound = label_dp(instance, relaxed, objective, incumbent=(value, None), poll=poll, ch=ch)[0]
+    except SearchStopped as stop:
+        # a relaxed threshold that fails bounds OPT too (the relaxation's optimum is <= OPT);
+        # the relaxation's plans are not plans of the instance: never returned
+        return _stopped_outcome(instance, plan, [stop.lower, search_free_bound(ch, objective)],
+                                "incumbent; relaxation stopped at the time limit",
+                                search_free_bound=search_free_bound(ch, objective), relaxation_lower=stop.lower)
     if not math.isfinite(bound):
         raise Infeasible(why_infeasible(instance) + " (even the relaxation has no plan)")
     if plan is not None and value <= bound * (1 + 1e-12):
         return _plan_outcome(instance, plan, "optimal", bound, phase="incumbent meets the relaxation bound",
                              relaxation_bound=bound)
-    orbits = Orbits(instance, ctx)
+    orbits = Orbits(instance, poll)
     try:
         if objective == "bottleneck":
-            best, best_plan = bottleneck_dp(instance, orbits)
+            best, best_plan = bottleneck_dp(instance, orbits, poll, ch)
             if plan is not None and value <= best:
                 best, best_plan = value, plan
         else:
             start = (value, plan) if plan is not None else None
-            best, best_plan, _ = label_dp(instance, orbits, objective, incumbent=start)
-    except TimeLimitReached:
-        if incumbent is None:
-            raise TimeLimitReached("time limit reached before any plan", None) from None
-        return _plan_outcome(instance, plan, "time_limit", _bound(instance, bound),
-                             phase="orbit DP stopped at the time limit",
-                             relaxation_bound=bound, orbit_keys=len(orbits._keys or ()))
+            best, best_plan, _ = label_dp(instance, orbits, objective, incumbent=start, poll=poll, ch=ch)
+    except SearchStopped as stop:
+        # the orbit DP covers every plan: its failed thresholds bound OPT; its best plan (the
+        # first probe's, or the label DP's best so far) replaces the incumbent when better
+        if stop.plan is not None and (plan is None or stop.value < value):
+            plan = stop.plan
+        return _stopped_outcome(instance, plan, [bound, stop.lower], "orbit DP stopped at the time limit",
+                                relaxation_bound=bound, orbit_lower=stop.lower,
+                                orbit_keys=len(orbits._keys or ()))
     if best_plan is None:
         raise Infeasible(why_infeasible(instance))
     return _plan_outcome(instance, best_plan, "optimal", best, phase="orbit DP", relaxation_bound=bound,
                          incumbent_value=value, orbit_keys=len(orbits.keys()))
 
 
-def _bound(instance: PipelinePartitionInstance, value: float) -> float | None:
-    """A bound of the optimized objective is one of the instance's, except for ``sync`` (the
-    simulated makespan is evaluated, not optimized: no bound)."""
-    return None if instance.objective == "sync" else value
-
-
-def simple_bound(instance: PipelinePartitionInstance, objective: str) -> float:
-    """A bound that needs no search, for results stopped before the relaxation: G = the min-max
-    of sum (F + B) / (replicas x fastest speed) over the chain on N devices (no all-reduce, no
-    transfers, no memory; ``StageCosts.prefix_minmax``) bounds every plan's max_k (F_k + B_k), and
-    sum_k (F_k + B_k) >= total work / (N x fastest speed). ``bottleneck`` >= G; ``sync-estimate``
-    >= work / (N s_max) + (M - 1) G. O(N R n^2)."""
-    ch = StageCosts(instance)
-    top = float(ch.prefix_minmax[instance.num_devices][ch.n])
-    if objective == "bottleneck":
-        return top
-    return float(ch.work[ch.n]) / (instance.num_devices * ch.max_speed) + (instance.microbatches - 1) * top
-
-
-def _incumbent(instance, space, objective):
+def _incumbent(instance, space, objective, poll: Poll | None = None, ch: StageCosts | None = None):
     """The optimum over ``space`` (value, plan or None, stats), as :func:`.dp.solve_order` computes
-    it; for ``sync-estimate`` a time limit inside the label DP is re-raised with the bottleneck
-    DP's plan (a plan of the space, costed by the model) as the incumbent."""
-    bvalue, bplan = bottleneck_dp(instance, space)
+    it (raises :class:`.clock.SearchStopped` with the best plan found when the budget runs out:
+    the bottleneck DP's first plan, or for ``sync-estimate`` the bottleneck DP's plan costed by the
+    model, improved by the label DP so far)."""
+    try:
+        bvalue, bplan = bottleneck_dp(instance, space, poll, ch)
+    except SearchStopped as stop:
+        if objective == "bottleneck":
+            raise
+        # the threshold search's lower bound is the bottleneck's, not this objective's
+        value = INF if stop.plan is None else _sync_value(instance, stop.plan)
+        raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
     if bplan is None or objective == "bottleneck":
         return (bvalue, bplan, {}) if bplan is not None else (INF, None, {})
-    st = costs.stage_times_of(instance, bplan.bounds, bplan.groups)
-    start = (costs.sync_estimate(st, instance.microbatches), bplan)
-    try:
-        return label_dp(instance, space, objective, incumbent=start)
-    except TimeLimitReached:
-        raise TimeLimitReached("time limit reached in the incumbent's label DP", _plan_outcome(
-            instance, bplan, "time_limit", _bound(instance, simple_bound(instance, objective)),
-            phase="bottleneck DP's plan; label DP stopped at the time limit (search-free bound)")) from None
-
-
-def _solve(instance, space, objective):
-    """(value, plan or None, stats) of the engine of :mod:`.dp` on ``space`` (inf, None when no
-    plan of the space fits memory)."""
-    try:
-        return solve_order(instance, space, objective)
-    except Infeasible:
-        return INF, None, {}
+    start = (_sync_value(instance, bplan), bplan)
+    return label_dp(instance, space, objective, incumbent=start, poll=poll, ch=ch)
 
 
 def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
@@ -503,12 +482,14 @@ def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
     >>> r.status, r.stats["bandwidth_spread"], bool(r.objective <= 10 * opt)
     ('feasible', 10.0, True)
     """
-    value, plan, stats = _solve(instance, tree_space(instance, ctx), _optimized(instance))
-    if plan is None:
-        raise Infeasible(why_infeasible(instance))
     exact = instance.is_uniform
+    info = {"device_order": tree_order(instance), "bandwidth_spread": spread(instance)}
+    got = _solve_within(instance, tree_space(instance), ctx, exact, **info)
+    if not isinstance(got, tuple):  # stopped at the time limit
+        return got
+    value, plan, stats = got
     return _plan_outcome(instance, plan, "optimal" if exact else "feasible", value if exact else None,
-                         device_order=tree_order(instance), bandwidth_spread=spread(instance), **stats)
+                         **info, **stats)
 
 
 class RelaxedRuns(Relaxed):
@@ -520,8 +501,8 @@ class RelaxedRuns(Relaxed):
     with it). Still a relaxation: any plan's runs satisfy these rules, and each of its costs is at
     least the relaxed one. O(N^2 cap) keys."""
 
-    def __init__(self, instance: PipelinePartitionInstance, ctx: SolveContext | None = None):
-        super().__init__(instance, ctx)
+    def __init__(self, instance: PipelinePartitionInstance, clock: Poll | SolveContext | None = None):
+        super().__init__(instance, clock)
         root = dendrogram(instance.widest)
         self.root_level = root.level
         self.cap = max((len(c.devices) for c in root.children), default=1)
@@ -536,8 +517,11 @@ class RelaxedRuns(Relaxed):
             walk(c)
         self.inner = inner
         N, R = instance.num_devices, instance.replica_limit
-        self._keys = [(u, r, s) for u in range(1, N + 1) for r in range(1, min(R, u) + 1)
-                      for s in (range(r, min(self.cap, u) + 1) if r <= self.cap else (r,))]
+        self._keys = []
+        for u in range(1, N + 1):  # O(N R cap) keys
+            self.poll.tick()
+            self._keys += [(u, r, s) for r in range(1, min(R, u) + 1)
+                           for s in (range(r, min(self.cap, u) + 1) if r <= self.cap else (r,))]
 
     def group(self, key):
         return super().group(key[:2])

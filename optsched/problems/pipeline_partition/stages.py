@@ -19,6 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .clock import Poll, as_poll
 from .instance import PipelinePartitionInstance
 from .spaces import Group
 
@@ -77,7 +78,8 @@ def last_true(pred, lo: np.ndarray, hi: np.ndarray, guess: np.ndarray | None = N
 
 
 class StageCosts:
-    def __init__(self, instance: PipelinePartitionInstance):
+    def __init__(self, instance: PipelinePartitionInstance, poll: Poll | None = None):
+        self.poll = as_poll(poll)  # ticked by the O(N R) loop of ``prefix_minmax``
         c = instance.cumulative
         self.n = instance.num_positions
         self.fw, self.bw = c["forward_s"], c["backward_s"]
@@ -231,6 +233,7 @@ class StageCosts:
         for p in range(1, N + 1):
             best = G[p - 1].copy()
             for r in range(1, min(p, R) + 1):
+                self.poll.tick()
                 prev = G[p - r]
                 # the largest l in [-1, i - 1] with prev[l] < last(l, i); optimum at l or l + 1
                 lt = last_true(lambda sel, l: prev[l] < (W[i[sel]] - W[l]) / s / r,
