@@ -23,7 +23,7 @@ import numpy as np
 
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
-from optsched.workloads.job_types import job_type
+from optsched.workloads.job_types import trace_job_type
 from optsched.workloads.traces import load_gavel_trace
 
 from .generate import RESOURCES, baseline_horizon
@@ -51,7 +51,7 @@ def load_philly_trace(path: str | Path, index: int = 0, *, jobs: int = 20, machi
     t0 = window[0].arrival_s
     job_list = []
     for tj in window:
-        jt = job_type(tj.job_type)
+        jt = trace_job_type(tj.job_type, "ps-locality", f"{path.name} line {tj.line} job_type")
         grad_mb = jt.model_bytes / 1e6
         job_list.append({
             "name": f"trace{tj.index}", "model": tj.job_type,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
-from optsched.workloads.job_types import job_type, job_types
+from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time, iterations_per_slot
 from optsched.workloads.traces import load_gavel_trace
 
@@ -155,7 +155,7 @@ def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gp
     batch = []
     reserve = UPLINK / 4
     for job in trace:
-        t = job_type(job.job_type)
+        t = trace_job_type(job.job_type, "rar-online", f"{Path(path).name} line {job.line} job_type")
         wmax = min(job.gpus, servers * gpus_per_server)
         iterations = max(1, math.ceil(job.total_steps / steps_per_iteration))
         per_slot = _ideal_progress(servers, gpus_per_server, t.model_bytes, t.compute_s(), wmax, reserve, SLOT_S)
