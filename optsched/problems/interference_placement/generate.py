@@ -83,13 +83,13 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
         start = index * jobs
     if start < 0:
         raise InvalidInstanceError("interference-placement", "start", "must be >= 0", start)
-    table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
     trace = load_gavel_trace(path)
     total = len(trace)
     trace = trace[start:start + jobs]
     if not trace:
         raise InvalidInstanceError("interference-placement", "index" if index is not None else "start",
                                    f"beyond the end of the trace ({total} jobs)", index if index is not None else start)
+    table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
     beta = np.array(table.beta, float) * interference_scale
     if np.isnan(beta).any():
         raise InvalidInstanceError("interference-placement", "beta", "the table has unmeasured pairs; complete "
