@@ -133,3 +133,38 @@ def test_tiresias_reordered_extra_columns_and_cli(tmp_path, capsys):
     path.write_text("job_id,num_gpu,submit_time,iterations,duration,interval\n0,1,0,5,1,0\n")
     with pytest.raises(InvalidInstanceError, match="model_name"):
         load_tiresias_jobs(path)
+
+
+def test_default_cluster_grows_to_hold_the_largest_job(tmp_path):
+    from optsched.problems.rar_makespan.generate import load_gavel_rar, load_tiresias_rar
+
+    csv = tmp_path / "big.csv"
+    csv.write_text("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+                   "0,64,0,100,vgg19,10,0\n1,1,0,50,alexnet,10,0\n")
+    inst = load_tiresias_rar(csv)
+    assert inst.servers == (4,) * 16 and [j.gpus for j in inst.jobs] == [64, 1]  # 64 / 4 GPUs per server
+    assert "grown" in inst.provenance
+    assert load_tiresias_rar(_small_csv(tmp_path)).servers == (4,) * 8  # the default when it suffices
+    with pytest.raises(InvalidInstanceError):  # an explicit cluster is kept, and too small is an error
+        load_tiresias_rar(csv, servers=8)
+    trace = _seven_columns(tmp_path / "big.trace", [("A3C", 10, 0, 200)])
+    assert len(load_gavel_rar(trace).servers) == 25  # 200 GPUs / 8 per server > the default 20
+
+
+def _small_csv(tmp_path):
+    path = tmp_path / "small.csv"
+    path.write_text("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,2,0,100,vgg19,10,0\n")
+    return path
+
+
+def test_gavel_snapshot_grows_the_default_cluster(tmp_path):
+    from tests.conftest import require_data
+
+    require_data("throughputs/gavel/simulation_throughputs.json")
+    from optsched.problems.interference_placement.generate import load_gavel_snapshot
+
+    trace = _seven_columns(tmp_path / "big.trace", [("A3C", 10, 0, 32), ("CycleGAN", 10, 0, 1)])
+    inst = load_gavel_snapshot(trace)
+    assert inst.gpus_per_server == (4,) * 8 and [j.gpus for j in inst.jobs] == [32, 1]
+    with pytest.raises(InvalidInstanceError, match="line 1 scale_factor"):
+        load_gavel_snapshot(trace, servers=4)

@@ -59,7 +59,8 @@ def tiny_instances(seed: int) -> PlacementInstance:
     return generate(seed, **PRESETS["tiny"])
 
 
-def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers: int = 4, gpus_per_server: int = 4,
+def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers: int | None = None,
+                        gpus_per_server: int = 4,
                         start: int = 0,
                         spread_penalty: float = 0.2, reject_factor: float = 4.0,
                         interference_scale: float = 1.0, throughputs=None) -> PlacementInstance:
@@ -67,8 +68,9 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
 
     ``index`` (the CLI's ``--index``) picks window ``index`` of ``jobs`` jobs: ``start = index * jobs``.
 
-    Job type and GPU demand from the trace (demands above ``gpus_per_server * servers`` are an
-    error); weight = total steps / isolated v100 throughput (Gavel's measured table, multi-GPU
+    Job type and GPU demand from the trace; ``servers`` defaults to 4, or [ours] to the fewest
+    servers of ``gpus_per_server`` GPUs that hold the window's largest job when that is more
+    (recorded in the provenance); with ``servers`` given, a larger demand is an error; weight = total steps / isolated v100 throughput (Gavel's measured table, multi-GPU
     row when present); interference table = Gavel's scale-1 pairs scaled by
     ``interference_scale`` [ours]; unmeasured pairs need the interference model (not done here:
     the importer raises if a needed pair is unmeasured).
@@ -89,6 +91,12 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
     if not trace:
         raise InvalidInstanceError("interference-placement", "index" if index is not None else "start",
                                    f"beyond the end of the trace ({total} jobs)", index if index is not None else start)
+    grown = ""
+    if servers is None:
+        need = -(-max(tj.gpus for tj in trace) // gpus_per_server)
+        servers = max(4, need)
+        if servers > 4:
+            grown = f"; {servers} servers (default 4, grown to hold the largest job)"
     table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
     beta = np.array(table.beta, float) * interference_scale
     if np.isnan(beta).any():
@@ -110,4 +118,5 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
                              beta=tuple(map(tuple, beta)), forbidden=table.forbidden, jobs=tuple(js),
                              spread_penalty=spread_penalty, reject_cost=float(reject_factor * wmax),
                              name=f"gavel-{Path(path).stem}-{start}",
-                             provenance=f"{Path(path).name} jobs {start}..{start + len(js) - 1}; {GAVEL_THROUGHPUTS} v100")
+                             provenance=f"{Path(path).name} jobs {start}..{start + len(js) - 1}; {GAVEL_THROUGHPUTS} v100"
+                                        + grown)
