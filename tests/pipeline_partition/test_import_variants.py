@@ -63,8 +63,34 @@ def test_single_node_cli_end_to_end(tmp_path):
     prof = tmp_path / "p.json"
     assert main(["import", "pipedream-profile", str(path), "--batch-size", "8", "-o", str(prof)]) == 0
     assert json.loads(prof.read_text())["layer_names"] == ["only"]
+    assert main(["solve", "pipeline-partition", str(prof), "--time-limit", "20", "-o", str(tmp_path / "s.json")]) == 0
+    assert main(["check", "pipeline-partition", str(prof), str(tmp_path / "s.json")]) == 0
     inst = tmp_path / "g.json"
     assert main(["import", "pipedream-graph", str(path), "-o", str(inst)]) == 0
     res = tmp_path / "r.json"
     assert main(["solve", "pipeline-graph", str(inst), "--time-limit", "20", "-o", str(res)]) == 0
     assert main(["check", "pipeline-graph", str(inst), str(res)]) == 0
+
+
+def test_imported_instance_solves_and_serves_as_a_profile(tmp_path):
+    path = tmp_path / "mynet.graph.txt"
+    path.write_bytes(MYNET.encode())
+    inst = tmp_path / "x.json"
+    assert main(["import", "pipedream-profile", str(path), "--batch-size", "32", "-o", str(inst)]) == 0
+    doc = json.loads(inst.read_text())
+    # generate's defaults: nvlink:4 (4 devices), 4 microbatches of 32 / 4 samples, bottleneck
+    assert (doc["problem"], doc["microbatches"], doc["microbatch_size"], doc["objective"]) == (
+        "pipeline-partition", 4, 8.0, "bottleneck")
+    assert len(doc["device_speed"]) == 4 and doc["layer_names"] == ["conv", "relu", "fc"]
+    res = tmp_path / "r.json"
+    assert main(["solve", "pipeline-partition", str(inst), "--time-limit", "20", "-o", str(res)]) == 0
+    assert main(["check", "pipeline-partition", str(inst), str(res)]) == 0
+    # the imported file as --profile gives the instance generate builds from the graph.txt itself
+    a = tmp_path / "a.json"
+    common = ["--topology", "two-level:1x2", "--stages", "2", "--objective", "sync-estimate", "--seed", "3"]
+    assert main(["generate", "pipeline-partition", "--profile", str(inst), *common, "-o", str(a)]) == 0
+    ref = load_pipedream_graph(path, 32)
+    got = json.loads(a.read_text())
+    for field in ("layer_names", "forward_s", "backward_s", "parameter_bytes", "activation_bytes", "stash_bytes"):
+        assert tuple(got[field]) == tuple(getattr(ref, field))
+    assert got["profile_batch"] == 32.0 and got["stages"] == 2
