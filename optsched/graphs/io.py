@@ -2,8 +2,8 @@
 
 * :func:`read_planetoid_graph` -- ``ind.<name>.graph`` of kimiyoung/planetoid: a Python pickle of
   a ``collections.defaultdict(list)`` adjacency dict (protocol 2, Python-2 era). Read with a
-  restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict`` and
-  ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code).
+  restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict``, ``set``
+  and ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code); plain or gzip.
 * :func:`read_index_file` -- one integer node id per line (``ind.<name>.test.index``).
 * :func:`read_edge_list` -- a text edge list: one ``u v`` pair per line (whitespace, comma or
   tab separated; further columns ignored; ``#`` and ``%`` comment lines; an optional header
@@ -67,7 +67,8 @@ _MAX_NODES = 1 << 31  # ids beyond this would overflow the int64 edge keys of si
 
 class _RestrictedUnpickler(pickle.Unpickler):
     ALLOWED = {("collections", "defaultdict"), ("builtins", "list"), ("__builtin__", "list"),
-               ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int")}
+               ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int"),
+               ("builtins", "set"), ("__builtin__", "set"), ("builtins", "frozenset"), ("__builtin__", "frozenset")}
 
     def find_class(self, module, name):
         if (module, name) in self.ALLOWED:
@@ -101,8 +102,12 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
     for u, nbrs in adj.items():
         if not isinstance(u, int) or u < 0:
             raise ValueError(f"{path.name}: node key {u!r} is not a non-negative integer")
-        if not isinstance(nbrs, (list, tuple)):
+        if not isinstance(nbrs, (list, tuple, set, frozenset)):
             raise ValueError(f"{path.name}: node {u}: neighbours must be a list, got {type(nbrs).__name__}")
+        if isinstance(nbrs, (set, frozenset)):  # order-free: sorted for a deterministic edge order
+            if not all(isinstance(v, int) for v in nbrs):
+                raise ValueError(f"{path.name}: node {u}: neighbours must be non-negative integers")
+            nbrs = sorted(nbrs)
         for v in nbrs:
             if not isinstance(v, int) or v < 0:
                 raise ValueError(f"{path.name}: node {u}: neighbour {v!r} is not a non-negative integer")

@@ -11,6 +11,7 @@ import pickle
 import pytest
 
 from optsched.cli import main
+from optsched.core.errors import InvalidInstanceError
 from optsched.problems.feature_cache.generate import import_planetoid_cache
 from optsched.problems.graph_partition.generate import import_edge_list, import_planetoid
 
@@ -36,6 +37,16 @@ def test_planetoid_other_dataset(tmp_path, protocol, cls):
     assert "1 self-loops" in inst.provenance
     cache = import_planetoid_cache(path)
     assert cache.num_nodes == 9 and cache.capacity == 1  # 10% of 9 nodes, at least 1
+
+
+def test_planetoid_neighbour_sets(tmp_path):
+    path = tmp_path / "ind.sets.graph"
+    path.write_bytes(pickle.dumps({0: {1, 2}, 1: frozenset({0}), 2: set()}, protocol=2))
+    inst = import_planetoid(path)
+    assert inst.num_nodes == 3 and _edges(inst) == [(0, 1), (0, 2)]
+    path.write_bytes(pickle.dumps({0: {"a"}}, protocol=2))
+    with pytest.raises(InvalidInstanceError, match="non-negative integers"):
+        import_planetoid(path)
 
 
 def test_planetoid_gzip_and_cli_end_to_end(tmp_path):
