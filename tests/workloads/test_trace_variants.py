@@ -168,3 +168,13 @@ def test_gavel_snapshot_grows_the_default_cluster(tmp_path):
     assert inst.gpus_per_server == (4,) * 8 and [j.gpus for j in inst.jobs] == [32, 1]
     with pytest.raises(InvalidInstanceError, match="line 1 scale_factor"):
         load_gavel_snapshot(trace, servers=4)
+
+
+def test_rar_online_caps_max_workers_and_says_so(tmp_path):
+    from optsched.problems.rar_online.generate import load_gavel_online
+
+    trace = _seven_columns(tmp_path / "big.trace", [("A3C", 1000, 0, 400), ("CycleGAN", 1000, 0, 2)])
+    inst = load_gavel_online(trace)  # 20 x 8 = 160 GPUs
+    assert [j.max_workers for j in inst.jobs] == [160, 2]
+    assert "max_workers of 1 job(s)" in inst.provenance
+    assert "capped" not in load_gavel_online(_seven_columns(tmp_path / "s.trace", ROWS)).provenance
