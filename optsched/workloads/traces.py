@@ -6,7 +6,8 @@
   10 columns Gavel's ``parse_trace`` reads (job type, command, working directory, steps flag,
   needs-data flag, total steps, scale factor, priority weight, SLO, arrival time).
 * Tiresias' ``60_job.csv``: ``job_id, num_gpu, submit_time, iterations, model_name, duration,
-  interval`` (in any order; further columns are ignored, as Tiresias' ``csv.DictReader`` does); and its cluster specs (``cluster_spec.csv``, ``n32g4.csv``, ...): ``num_switch,
+  interval`` (in any order; further columns are ignored, as Tiresias' ``csv.DictReader``
+  does); and its cluster specs (``cluster_spec.csv``, ``n32g4.csv``, ...): ``num_switch,
   num_node_p_switch, num_gpu_p_node, num_cpu_p_node, mem_p_node``.
 
 Every malformed line raises :class:`~optsched.core.errors.InvalidInstanceError` naming the file,

@@ -70,8 +70,9 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
 
     Job type and GPU demand from the trace; ``servers`` defaults to 4, or [ours] to the fewest
     servers of ``gpus_per_server`` GPUs that hold the window's largest job when that is more
-    (recorded in the provenance); with ``servers`` given, a larger demand is an error; weight = total steps / isolated v100 throughput (Gavel's measured table, multi-GPU
-    row when present); interference table = Gavel's scale-1 pairs scaled by
+    (recorded in the provenance); with ``servers`` given, a larger demand is an error; a job type
+    the throughput table lacks is an error naming the line. Weight = total steps / isolated v100
+    throughput (Gavel's measured table, multi-GPU row when present); interference table = Gavel's scale-1 pairs scaled by
     ``interference_scale`` [ours]; unmeasured pairs need the interference model (not done here:
     the importer raises if a needed pair is unmeasured).
     """
@@ -109,8 +110,8 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
                                        f"larger than the cluster ({servers * gpus_per_server} GPUs)", tj.gpus)
         if tj.job_type not in table.names:
             raise InvalidInstanceError("interference-placement", f"{Path(path).name} line {tj.line} job_type",
-                                       f"not a scale-1 job type of the throughput table (known: {', '.join(table.names)})",
-                                       tj.job_type)
+                                       "not a scale-1 job type of the throughput table "
+                                       f"(known: {', '.join(table.names)})", tj.job_type)
         js.append(PlacementJob(id=k, type=table.index(tj.job_type), gpus=tj.gpus,
                                weight=float(tj.total_steps / table.throughput(tj.job_type, tj.gpus))))
     wmax = max(j.weight for j in js)
