@@ -82,7 +82,7 @@ def load_gavel_trace(path: str | Path) -> list[TraceJob]:
     for number, raw in enumerate(_read_lines(path, "trace"), start=1):
         if not raw.strip():
             continue
-        cols = raw.split("\t")
+        cols = raw.rstrip().split("\t")  # trailing blanks or tabs after the last column
         if len(cols) == 7:  # scheduler/traces/msr/*: no working directory, priority or SLO
             job_type, command, flag, needs, steps, arrival, scale = cols
         elif len(cols) == 10:  # Gavel's parse_trace (scheduler/utils.py) [code]

@@ -38,6 +38,9 @@ def test_gavel_ten_and_seven_columns_agree(tmp_path):
         (t, s, float(a), g) for t, s, a, g in ROWS]
     assert ten[1].model == "LM" and ten[1].batch_size == 20 and ten[2].batch_size is None
     assert [j.line for j in seven] == [1, 3, 5, 7, 9, 11, 13]  # blank lines skipped, lines kept
+    trailing = tmp_path / "c.trace"
+    trailing.write_text("A3C\tpython3 main.py\t-n\t0\t10\t0\t1\t \n")  # a stray tab and blank at the end
+    assert load_gavel_trace(trailing)[0].gpus == 1
 
 
 @pytest.mark.parametrize("line, field", [
