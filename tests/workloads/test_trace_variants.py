@@ -181,3 +181,18 @@ def test_rar_online_caps_max_workers_and_says_so(tmp_path):
     assert [j.max_workers for j in inst.jobs] == [160, 2]
     assert "max_workers of 1 job(s)" in inst.provenance
     assert "capped" not in load_gavel_online(_seven_columns(tmp_path / "s.trace", ROWS)).provenance
+
+
+def test_ps_locality_window_over_days_stays_small(tmp_path):
+    from optsched.problems.ps_locality.trace import MAX_DEFAULT_SLOTS, load_philly_trace
+
+    # five jobs a day apart: 600 s slots would give a horizon of 576+ slots
+    rows = [("ResNet-18 (batch size 32)", 20000, k * 86400.0, 2) for k in range(5)]
+    trace = _seven_columns(tmp_path / "days.trace", rows)
+    inst = load_philly_trace(trace)
+    assert inst.horizon_slots <= MAX_DEFAULT_SLOTS and inst.slot_s == 600.0
+    arrivals = [j.arrival for j in inst.jobs]
+    assert arrivals == sorted(arrivals) and arrivals[-1] <= MAX_DEFAULT_SLOTS // 2 and len(set(arrivals)) == 5
+    assert "arrival_scale=1.0" not in inst.provenance  # the compression is recorded
+    explicit = load_philly_trace(trace, slot_s=600.0)
+    assert explicit.horizon_slots > 4 * 144  # an explicit slot length is kept
