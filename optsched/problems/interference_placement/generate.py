@@ -60,21 +60,21 @@ def tiny_instances(seed: int) -> PlacementInstance:
 
 
 def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers: int | None = None,
-                        gpus_per_server: int = 4,
-                        start: int = 0,
+                        gpus_per_server: int = 4, start: int = 0,
                         spread_penalty: float = 0.2, reject_factor: float = 4.0,
                         interference_scale: float = 1.0, throughputs=None) -> PlacementInstance:
     """Waiting jobs ``start .. start + jobs`` of a Gavel ``.trace`` on an empty cluster.
 
-    ``index`` (the CLI's ``--index``) picks window ``index`` of ``jobs`` jobs: ``start = index * jobs``.
+    ``index`` (the CLI's ``--index``) picks window ``index`` of ``jobs`` jobs:
+    ``start = index * jobs``.
 
     Job type and GPU demand from the trace; ``servers`` defaults to 4, or [ours] to the fewest
     servers of ``gpus_per_server`` GPUs that hold the window's largest job when that is more
     (recorded in the provenance); with ``servers`` given, a larger demand is an error; a job type
     the throughput table lacks is an error naming the line. Weight = total steps / isolated v100
-    throughput (Gavel's measured table, multi-GPU row when present); interference table = Gavel's scale-1 pairs scaled by
-    ``interference_scale`` [ours]; unmeasured pairs need the interference model (not done here:
-    the importer raises if a needed pair is unmeasured).
+    throughput (Gavel's measured table, multi-GPU row when present); interference table =
+    Gavel's scale-1 pairs scaled by ``interference_scale`` [ours]; unmeasured pairs need the
+    interference model (not done here: the importer raises if a needed pair is unmeasured).
     """
     from optsched.core.errors import InvalidInstanceError
 
