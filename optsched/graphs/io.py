@@ -85,7 +85,7 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
     in the dict, its lists or the test index, so isolated test nodes exist).
     """
     from optsched.core.errors import InvalidInstanceError
-    from optsched.workloads.textfile import read_bytes
+    from optsched.core.textfile import read_bytes
 
     path = Path(path)
     try:
@@ -144,7 +144,7 @@ def read_index_file(path: str | Path) -> np.ndarray:
 def _text(path: Path) -> str:
     """The file as text (plain or gzip, any line endings), errors as :class:`ValueError`."""
     from optsched.core.errors import InvalidInstanceError
-    from optsched.workloads.textfile import read_text
+    from optsched.core.textfile import read_text
 
     try:
         return read_text(path, "graph")

@@ -142,7 +142,7 @@ def parse_operator_graph(doc: dict, name: str = "graph") -> OperatorGraph:
 
 def load_operator_graph(path: str | Path) -> OperatorGraph:
     """Read a dnn-partitioning operator/layer graph (``.json`` or ``.json.gz``)."""
-    from optsched.workloads.textfile import read_text
+    from optsched.core.textfile import read_text
 
     path = Path(path)
     text = read_text(path, SOURCE)  # plain or gzip, whatever the name says

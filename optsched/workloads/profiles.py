@@ -37,7 +37,7 @@ import numpy as np
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance, load_json_file
-from optsched.workloads.textfile import read_text
+from optsched.core.textfile import read_text
 
 __all__ = ["Profile", "LayerGraph", "parse_pipedream_graph", "load_pipedream_graph", "load_profile",
            "antichain_chain", "PIPEDREAM_BATCH_SIZES", "known_profiles", "resolve_profile",

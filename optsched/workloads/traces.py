@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.workloads.textfile import read_text
+from optsched.core.textfile import read_text
 
 __all__ = ["TraceJob", "load_gavel_trace", "TiresiasJob", "load_tiresias_jobs", "ClusterSpec",
            "load_tiresias_cluster"]

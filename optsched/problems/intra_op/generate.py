@@ -160,7 +160,7 @@ def load_iopddl(path, index: int | None = None) -> IntraOpInstance:
     """
     if index is not None:
         raise _bad("--index", "an IOPDDL file holds one instance")
-    from optsched.workloads.textfile import read_text
+    from optsched.core.textfile import read_text
 
     path = Path(path)
     text = read_text(path, PROBLEM)  # gzip or plain, whatever the name says

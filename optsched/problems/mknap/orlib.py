@@ -14,7 +14,7 @@ from pathlib import Path
 
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
-from optsched.workloads.textfile import read_text
+from optsched.core.textfile import read_text
 
 from .instance import MknapInstance
 
