@@ -173,8 +173,9 @@ def test_import_pipedream_profile_batch_size(capsys, tmp_path):
     assert code == 2 and "--batch-size" in err
     out_path = tmp_path / "p.json"
     assert main(["import", "pipedream-profile", str(graph), "--batch-size", "32", "-o", str(out_path)]) == 0
-    profile = json.loads(out_path.read_text())
-    assert profile["batch_size"] == 32.0 and profile["name"] == "mynet"
+    inst = json.loads(out_path.read_text())  # a pipeline-partition instance with generate's defaults
+    assert inst["problem"] == "pipeline-partition" and inst["profile_batch"] == 32.0
+    assert inst["name"].startswith("mynet@")
     assert main(["import", "pipedream-profile", str(graph), "--batch-size", "0"]) == 2
     capsys.readouterr()
     assert main(["import", "orlib-mknap", str(graph), "--batch-size", "8"]) == 2

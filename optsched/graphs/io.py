@@ -2,11 +2,12 @@
 
 * :func:`read_planetoid_graph` -- ``ind.<name>.graph`` of kimiyoung/planetoid: a Python pickle of
   a ``collections.defaultdict(list)`` adjacency dict (protocol 2, Python-2 era). Read with a
-  restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict`` and
-  ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code).
+  restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict``, ``set``
+  and ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code); plain or gzip.
 * :func:`read_index_file` -- one integer node id per line (``ind.<name>.test.index``).
 * :func:`read_edge_list` -- a text edge list: one ``u v`` pair per line (whitespace, comma or
-  tab separated; further columns ignored; ``#`` and ``%`` comment lines), integer or string ids.
+  tab separated; further columns ignored; ``#`` and ``%`` comment lines; an optional header
+  line; MatrixMarket coordinate files), integer or string ids; plain or gzip.
 
 Every reader raises :class:`ValueError` with the line or entry at fault; problem importers wrap it
 into :class:`~optsched.core.errors.InvalidInstanceError`. Self-loops and repeated edges are merged
@@ -61,9 +62,13 @@ def simple_graph(num_nodes: int, src, dst) -> tuple[Graph, int, int]:
     return Graph(num_nodes, u, v, np.ones(len(u))), loops, dup
 
 
+_MAX_NODES = 1 << 31  # ids beyond this would overflow the int64 edge keys of simple_graph
+
+
 class _RestrictedUnpickler(pickle.Unpickler):
     ALLOWED = {("collections", "defaultdict"), ("builtins", "list"), ("__builtin__", "list"),
-               ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int")}
+               ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int"),
+               ("builtins", "set"), ("__builtin__", "set"), ("builtins", "frozenset"), ("__builtin__", "frozenset")}
 
     def find_class(self, module, name):
         if (module, name) in self.ALLOWED:
@@ -79,11 +84,14 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
     ``test_index`` is given (nodes are the integers of the dict; ``n`` = 1 + the largest id seen
     in the dict, its lists or the test index, so isolated test nodes exist).
     """
+    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.textfile import read_bytes
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raw = read_bytes(path, "graph")  # plain or gzip
+    except InvalidInstanceError as exc:
+        raise ValueError(exc.rule) from None
     try:
         adj = _RestrictedUnpickler(io.BytesIO(raw), encoding="latin1").load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
@@ -94,8 +102,12 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
     for u, nbrs in adj.items():
         if not isinstance(u, int) or u < 0:
             raise ValueError(f"{path.name}: node key {u!r} is not a non-negative integer")
-        if not isinstance(nbrs, (list, tuple)):
+        if not isinstance(nbrs, (list, tuple, set, frozenset)):
             raise ValueError(f"{path.name}: node {u}: neighbours must be a list, got {type(nbrs).__name__}")
+        if isinstance(nbrs, (set, frozenset)):  # order-free: sorted for a deterministic edge order
+            if not all(isinstance(v, int) for v in nbrs):
+                raise ValueError(f"{path.name}: node {u}: neighbours must be non-negative integers")
+            nbrs = sorted(nbrs)
         for v in nbrs:
             if not isinstance(v, int) or v < 0:
                 raise ValueError(f"{path.name}: node {u}: neighbour {v!r} is not a non-negative integer")
@@ -104,6 +116,9 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
     test = read_index_file(test_index) if test_index is not None else None
     n = 1 + max([max(adj, default=-1), max(src + dst, default=-1), int(test.max()) if test is not None and
                  len(test) else -1])
+    if n > _MAX_NODES:
+        raise ValueError(f"{path.name}: node id {n - 1} implies {n} nodes (more than {_MAX_NODES}); "
+                         "planetoid ids are 0..n-1")
     graph, loops, _ = simple_graph(n, src, dst)
     # an undirected edge normally appears in both endpoints' lists: count repeats within a list only
     s, d = np.asarray(src, np.int64), np.asarray(dst, np.int64)
@@ -114,10 +129,7 @@ def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None)
 def read_index_file(path: str | Path) -> np.ndarray:
     """Non-negative integers, one per line (blank lines ignored)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    text = _text(path)
     out = []
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -129,19 +141,33 @@ def read_index_file(path: str | Path) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
+def _text(path: Path) -> str:
+    """The file as text (plain or gzip, any line endings), errors as :class:`ValueError`."""
+    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.textfile import read_text
+
+    try:
+        return read_text(path, "graph")
+    except InvalidInstanceError as exc:
+        raise ValueError(exc.rule) from None
+
+
 def read_edge_list(path: str | Path) -> GraphFile:
     """A text edge list as a simple undirected graph.
 
     Ids that are all non-negative integers keep their order (relabelled ``0..n-1`` by rank, labels
-    kept); otherwise nodes are numbered in order of first appearance.
+    kept); otherwise nodes are numbered in order of first appearance. The file may be gzipped.
+    A first line whose two ids are not integers while every later line's are is a column header
+    (``source,target``) and is skipped. A MatrixMarket coordinate file (``%%MatrixMarket`` first
+    line) has its size line ``rows cols entries`` read as such: nodes are ``1..rows`` (isolated
+    ones included), the entry count is checked.
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path} as text: {exc}") from None
-    pairs = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    text = _text(path)
+    lines = text.splitlines()
+    matrix_market = bool(lines) and lines[0].lstrip().lower().startswith("%%matrixmarket")
+    pairs, where = [], []
+    for lineno, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line[0] in "#%":
             continue
@@ -149,6 +175,12 @@ def read_edge_list(path: str | Path) -> GraphFile:
         if len(fields) < 2:
             raise ValueError(f"{path.name} line {lineno}: expected two node ids, got {line!r}")
         pairs.append((fields[0], fields[1]))
+        where.append((lineno, fields))
+    if matrix_market:
+        return _matrix_market(path, where)
+    if len(pairs) > 1 and not all(re.fullmatch(r"\d+", s) for s in pairs[0]) and \
+            all(re.fullmatch(r"\d+", s) for p in pairs[1:] for s in p):
+        pairs = pairs[1:]  # a header line
     if not pairs:
         raise ValueError(f"{path.name}: no edges")
     names = [a for p in pairs for a in p]
@@ -167,3 +199,28 @@ def read_edge_list(path: str | Path) -> GraphFile:
         labels = tuple(index)
     graph, loops, dup = simple_graph(len(labels), src, dst)
     return GraphFile(graph, labels, loops, dup)
+
+
+def _matrix_market(path: Path, rows: list) -> GraphFile:
+    """A MatrixMarket coordinate file's pattern as a graph on nodes ``1..n`` (``n`` = rows = cols)."""
+    if not rows:
+        raise ValueError(f"{path.name}: MatrixMarket file without a size line")
+    lineno, size = rows[0]
+    if len(size) != 3 or not all(re.fullmatch(r"\d+", x) for x in size):
+        raise ValueError(f"{path.name} line {lineno}: the MatrixMarket size line must be 'rows cols entries'")
+    n, cols, entries = (int(x) for x in size)
+    if n != cols:
+        raise ValueError(f"{path.name} line {lineno}: a graph's matrix must be square, got {n} x {cols}")
+    if len(rows) - 1 != entries:
+        raise ValueError(f"{path.name}: the size line announces {entries} entries, the file has {len(rows) - 1}")
+    src, dst = [], []
+    for lineno, fields in rows[1:]:
+        for x in fields[:2]:
+            if not re.fullmatch(r"\d+", x) or not 1 <= int(x) <= n:
+                raise ValueError(f"{path.name} line {lineno}: node id {x!r} is not in 1..{n}")
+        src.append(int(fields[0]) - 1)
+        dst.append(int(fields[1]) - 1)
+    if n < 1:
+        raise ValueError(f"{path.name}: no nodes")
+    graph, loops, dup = simple_graph(n, src, dst)
+    return GraphFile(graph, tuple(str(i) for i in range(1, n + 1)), loops, dup)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError, UnknownNameError
 
-__all__ = ["JobType", "job_type", "job_types", "TABLE_PATH"]
+__all__ = ["JobType", "job_type", "job_types", "trace_job_type", "TABLE_PATH"]
 
 #: the table's location (in the repository, beside the other reference instances)
 TABLE_PATH = Path(__file__).resolve().parents[2] / "instances" / "job_types.json"
@@ -93,6 +93,18 @@ def job_type(name: str) -> JobType:
     return JobType(name=name.strip(), model=model, model_bytes=int(row["model_bytes"]),
                    forward_s_per_sample=float(row["forward_s_per_sample"]),
                    backward_s_per_sample=float(row["backward_s_per_sample"]), mini_batch=batch)
+
+
+def trace_job_type(name: str, problem: str, where: str) -> JobType:
+    """:func:`job_type` for an importer: an unknown name is an :class:`InvalidInstanceError` of
+    ``problem`` naming the field ``where`` (e.g. ``"60_job.csv line 4 model_name"``) and the
+    known names (CLI exit status 2), so a trace with a job type the table lacks fails on the line
+    that names it instead of being dropped."""
+    try:
+        return job_type(name)
+    except UnknownNameError as exc:
+        raise InvalidInstanceError(problem, where, f"unknown job type {exc.name!r} (the job-type table "
+                                   f"{TABLE_PATH.name} knows {', '.join(sorted(exc.known))})") from None
 
 
 def job_types() -> dict[str, JobType]:

@@ -27,7 +27,6 @@ Malformed input raises :class:`~optsched.core.errors.InvalidInstanceError` namin
 
 from __future__ import annotations
 
-import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +106,10 @@ def parse_operator_graph(doc: dict, name: str = "graph") -> OperatorGraph:
         size.append(_num(node, "size", where))
         back.append(bool(node.get("isBackwardNode", False)))
         supp.append(bool(node.get("supportedOnFpga", True)))
-        color.append(node.get("colorClass"))
+        c = node.get("colorClass")
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int)):
+            raise InvalidInstanceError(SOURCE, f"{where}.colorClass", "must be an integer", c)
+        color.append(c)
     src, dst, nbytes, cost = [], [], [], []
     for k, edge in enumerate(edges):
         where = f"edges[{k}]"
@@ -140,12 +142,13 @@ def parse_operator_graph(doc: dict, name: str = "graph") -> OperatorGraph:
 
 def load_operator_graph(path: str | Path) -> OperatorGraph:
     """Read a dnn-partitioning operator/layer graph (``.json`` or ``.json.gz``)."""
+    from optsched.core.textfile import read_text
+
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    text = read_text(path, SOURCE)  # plain or gzip, whatever the name says
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError) as exc:
-        raise InvalidInstanceError(SOURCE, "(file)", f"cannot read {path.name}: {exc}") from None
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InvalidInstanceError(SOURCE, "(file)", f"{path.name} is not valid JSON: {exc}") from None
     name = path.name.removesuffix(".gz").removesuffix(".json")
     return parse_operator_graph(doc, name)

@@ -37,6 +37,7 @@ import numpy as np
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import Instance, load_json_file
+from optsched.core.textfile import read_text
 
 __all__ = ["Profile", "LayerGraph", "parse_pipedream_graph", "load_pipedream_graph", "load_profile",
            "antichain_chain", "PIPEDREAM_BATCH_SIZES", "known_profiles", "resolve_profile",
@@ -143,8 +144,37 @@ class LayerGraph:
         self.__dict__.pop("in_edges", None)
 
 
-_NODE = re.compile(r"^(\S+) -- (.*) -- forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
-                   r"activation_size=(\[[^\]]*\]|[^,]+), parameter_size=(\S+)\s*$")
+_META = re.compile(r"\s*(\w+)=(\[[^\]]*\]|\([^)]*\)|[^,]*)\s*(?:,|$)")
+_COSTS = ("forward_compute_time", "backward_compute_time", "activation_size", "parameter_size")
+
+
+def _node_line(line: str, where: str):
+    """``id -- description -- key=value, ... [-- stage_id=N]`` as PipeDream's ``Node.from_str``
+    reads it [code: PipeDream ``graph/graph.py``]: the description may itself hold `` -- ``; the
+    metadata keys may come in any order; a trailing ``-- stage_id=N`` (a partitioned graph) is
+    accepted and ignored. None when the line is no node line."""
+    tokens = line.strip().split(" -- ")
+    k = next((i for i in range(2, len(tokens)) if "forward_compute_time=" in tokens[i]), None)
+    if k is None or not tokens[0] or " " in tokens[0]:
+        return None
+    meta, pos = {}, 0
+    text = tokens[k].strip()
+    while pos < len(text):
+        m = _META.match(text, pos)
+        if not m or m.end() == pos:
+            raise InvalidInstanceError("profile", where, "malformed key=value metadata", text[pos:pos + 40])
+        meta[m.group(1)] = m.group(2).strip()
+        pos = m.end()
+    for extra in tokens[k + 1:]:
+        if not re.fullmatch(r"\s*stage_id=\s*-?\d+\s*", extra):
+            raise InvalidInstanceError("profile", where, "unexpected text after the metadata "
+                                       "(only '-- stage_id=N' may follow)", extra[:40])
+    missing = [key for key in _COSTS if key not in meta]
+    if missing:
+        raise InvalidInstanceError("profile", f"{where} {missing[0]}", "missing in the node's metadata")
+    return tokens[0], " -- ".join(tokens[1:k]), *(meta[key] for key in _COSTS)
+
+
 _EDGE = re.compile(r"^\s+(\S+) -- (\S+)\s*$")
 
 
@@ -174,13 +204,15 @@ def parse_pipedream_graph(text: str, source: str = "graph.txt") -> LayerGraph:
         if m:
             pending.append((lineno, m.group(1), m.group(2)))
             continue
-        m = _NODE.match(line)
-        if not m:
-            raise InvalidInstanceError("profile", f"{source}:{lineno}", "not a PipeDream node or edge line",
-                                       line.strip()[:50])
-        node, desc, fw, bw, act, par = m.groups()
         where = f"{source}:{lineno}"
-        acts = act.strip("[]").split(";") if act.startswith("[") else [act]
+        parsed = _node_line(line, where)
+        if parsed is None:
+            raise InvalidInstanceError("profile", where, "not a PipeDream node or edge line",
+                                       line.strip()[:50])
+        node, desc, fw, bw, act, par = parsed
+        if node in nodes:
+            raise InvalidInstanceError("profile", where, "node defined twice", node)
+        acts = re.split(r"[;,]", act[1:-1]) if act[:1] in "[(" and act[-1:] in "])" else [act]
         nodes[node] = {"desc": desc.strip(), "forward_ms": _number(fw, where + " forward_compute_time"),
                        "backward_ms": _number(bw, where + " backward_compute_time"),
                        "activation": sum(_number(a, where + " activation_size") for a in acts if a.strip()),
@@ -295,11 +327,7 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
     looked up by the file or folder name).
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InvalidInstanceError("profile", "(file)", f"cannot read {path}: {exc.strerror}") from None
-    graph = parse_pipedream_graph(text, path.name)
+    graph = parse_pipedream_graph(read_text(path, "profile"), path.name)
     model = name or path.name.split(".")[0]
     if model in ("graph", "") and path.parent.name:
         model = path.parent.name
@@ -314,7 +342,7 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
     names, fw, bw, par, act, stash = [], [], [], [], [], []
     previous: frozenset = frozenset()
     for members, augmented in chain:
-        new = sorted(members - previous, key=lambda n: int(re.sub(r"\D", "", n) or 0))
+        new = sorted(members - previous, key=lambda n: (int(re.sub(r"\D", "", n) or 0), n))
         names.append("+".join(new))
         fw.append(sum(graph.nodes[n]["forward_ms"] for n in new) / 1000.0)
         bw.append(sum(graph.nodes[n]["backward_ms"] for n in new) / 1000.0)
@@ -375,11 +403,7 @@ def load_pipedream_planner_graph(path: str | Path) -> tuple[LayerGraph, str]:
     is data loading) and then the ``__getitem__`` sinks (one pass). Node order is the file's.
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InvalidInstanceError("profile", "(file)", f"cannot read {path}: {exc.strerror}") from None
-    graph = parse_pipedream_graph(text, path.name)
+    graph = parse_pipedream_graph(read_text(path, "profile"), path.name)
     model = path.name.split(".")[0]
     if model in ("graph", "") and path.parent.name:
         model = path.parent.name
@@ -393,4 +417,22 @@ def load_profile(path: str | Path) -> Profile:
     path = resolve_profile(path)
     if path.suffix == ".txt":
         return load_pipedream_graph(path)
-    return Profile.from_json(load_json_file(path, "profile"))
+    doc = load_json_file(path, "profile")
+    if isinstance(doc, dict) and doc.get("problem") == "pipeline-partition":
+        return _instance_profile(doc, path)
+    return Profile.from_json(doc)
+
+
+def _instance_profile(doc: dict, path: Path) -> Profile:
+    """The per-position arrays of a pipeline-partition instance file (what ``optsched import
+    pipedream-profile`` writes) as a profile at the instance's profiling batch."""
+    fields = ("layer_names", "forward_s", "backward_s", "parameter_bytes", "activation_bytes", "stash_bytes")
+    missing = [f for f in fields + ("profile_batch",) if f not in doc]
+    if missing:
+        raise InvalidInstanceError("profile", missing[0], f"{path.name}: a pipeline-partition instance lacks it")
+    name = str(doc.get("name", path.stem)).split("@")[0] or path.stem
+    try:
+        return Profile(name=name, batch_size=float(doc["profile_batch"]),
+                       **{f: tuple(doc[f]) for f in fields}, provenance=str(doc.get("provenance", "")))
+    except TypeError as exc:
+        raise InvalidInstanceError("profile", "(file)", f"{path.name}: {exc}") from None

@@ -2,9 +2,12 @@
 
 * Gavel's Philly-derived traces (``traces/gavel_philly/*.trace``): one job per line, tab
   separated: job type with batch size (``"ResNet-50 (batch size 64)"``), command, steps-flag
-  argument, needs-data flag, total steps, arrival time in seconds, scale factor (= GPUs).
+  argument, needs-data flag, total steps, arrival time in seconds, scale factor (= GPUs); or the
+  10 columns Gavel's ``parse_trace`` reads (job type, command, working directory, steps flag,
+  needs-data flag, total steps, scale factor, priority weight, SLO, arrival time).
 * Tiresias' ``60_job.csv``: ``job_id, num_gpu, submit_time, iterations, model_name, duration,
-  interval``; and its cluster specs (``cluster_spec.csv``, ``n32g4.csv``, ...): ``num_switch,
+  interval`` (in any order; further columns are ignored, as Tiresias' ``csv.DictReader``
+  does); and its cluster specs (``cluster_spec.csv``, ``n32g4.csv``, ...): ``num_switch,
   num_node_p_switch, num_gpu_p_node, num_cpu_p_node, mem_p_node``.
 
 Every malformed line raises :class:`~optsched.core.errors.InvalidInstanceError` naming the file,
@@ -22,11 +25,13 @@ the line and the column; nothing is skipped silently.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core.textfile import read_text
 
 __all__ = ["TraceJob", "load_gavel_trace", "TiresiasJob", "load_tiresias_jobs", "ClusterSpec",
            "load_tiresias_cluster"]
@@ -48,6 +53,7 @@ class TraceJob:
     total_steps: int
     arrival_s: float
     gpus: int
+    line: int = 0  #: the line of the file (1-based), for error messages
 
 
 def _fail(source: str, line: int, column: str, rule: str, got=...) -> InvalidInstanceError:
@@ -55,10 +61,18 @@ def _fail(source: str, line: int, column: str, rule: str, got=...) -> InvalidIns
 
 
 def _read_lines(path: str | Path, kind: str) -> list[str]:
+    return read_text(path, "trace").splitlines()
+
+
+def _integral(source: str, number: int, column: str, text: str, what: str) -> int:
+    """An integer column; ``"1000.0"`` is accepted as 1000, ``"12.5"`` is not."""
     try:
-        return Path(path).read_text().splitlines()
-    except OSError as exc:
-        raise InvalidInstanceError("trace", "(file)", f"cannot read {kind} {path}: {exc.strerror}") from None
+        value = float(text)
+    except ValueError:
+        raise _fail(source, number, column, f"must be {what}", text) from None
+    if not math.isfinite(value) or value != int(value):
+        raise _fail(source, number, column, f"must be {what}", text)
+    return int(value)
 
 
 def load_gavel_trace(path: str | Path) -> list[TraceJob]:
@@ -68,35 +82,41 @@ def load_gavel_trace(path: str | Path) -> list[TraceJob]:
     for number, raw in enumerate(_read_lines(path, "trace"), start=1):
         if not raw.strip():
             continue
-        cols = raw.split("\t")
-        if len(cols) != 7:
-            raise _fail(source, number, "(columns)", "must have 7 tab-separated columns", len(cols))
-        job_type, command, flag, needs, steps, arrival, scale = cols
+        cols = raw.rstrip().split("\t")  # trailing blanks or tabs after the last column
+        if len(cols) == 7:  # scheduler/traces/msr/*: no working directory, priority or SLO
+            job_type, command, flag, needs, steps, arrival, scale = cols
+        elif len(cols) == 10:  # Gavel's parse_trace (scheduler/utils.py) [code]
+            job_type, command, _workdir, flag, needs, steps, scale, priority, slo, arrival = cols
+            for column, text in (("priority_weight", priority), ("SLO", slo)):
+                try:
+                    float(text)
+                except ValueError:
+                    raise _fail(source, number, column, "must be a number", text) from None
+        else:
+            raise _fail(source, number, "(columns)", "must have 7 (msr traces) or 10 (Gavel's parse_trace) "
+                        "tab-separated columns", len(cols))
+        needs, steps, arrival, scale = needs.strip(), steps.strip(), arrival.strip(), scale.strip()
         m = _TYPE.match(job_type.strip())
-        try:
-            total_steps = int(steps)
-        except ValueError:
-            raise _fail(source, number, "total_steps", "must be an integer", steps) from None
+        if not job_type.strip():
+            raise _fail(source, number, "job_type", "must not be empty")
+        total_steps = _integral(source, number, "total_steps", steps, "an integer")
         try:
             arrival_s = float(arrival)
         except ValueError:
             raise _fail(source, number, "arrival", "must be a number of seconds", arrival) from None
-        try:
-            gpus = int(scale)
-        except ValueError:
-            raise _fail(source, number, "scale_factor", "must be an integer GPU count", scale) from None
+        gpus = _integral(source, number, "scale_factor", scale, "an integer GPU count")
         if needs not in ("0", "1"):
             raise _fail(source, number, "needs_data", "must be 0 or 1", needs)
         if total_steps <= 0:
             raise _fail(source, number, "total_steps", "must be > 0", total_steps)
-        if not arrival_s >= 0:
+        if not (arrival_s >= 0 and math.isfinite(arrival_s)):
             raise _fail(source, number, "arrival", "must be >= 0", arrival_s)
         if gpus < 1:
             raise _fail(source, number, "scale_factor", "must be >= 1", gpus)
         jobs.append(TraceJob(index=len(jobs), job_type=job_type.strip(), model=m.group("model"),
                              batch_size=int(m.group("batch")) if m.group("batch") else None,
                              command=command, steps_flag=flag, needs_data=needs == "1",
-                             total_steps=total_steps, arrival_s=arrival_s, gpus=gpus))
+                             total_steps=total_steps, arrival_s=arrival_s, gpus=gpus, line=number))
     if not jobs:
         raise InvalidInstanceError("trace", f"{source}", "holds no job")
     return jobs
@@ -113,19 +133,29 @@ class TiresiasJob:
     model: str
     duration_s: float
     interval_s: float
+    line: int = 0  #: the line of the file (1-based), for error messages
 
 
 def _csv_rows(path: str | Path, header: list[str]) -> list[tuple[int, dict]]:
     source = Path(path).name
     lines = _read_lines(path, "csv")
-    reader = csv.DictReader(lines)
-    if reader.fieldnames is None or [h.strip() for h in reader.fieldnames] != header:
-        raise _fail(source, 1, "(header)", f"must be {','.join(header)}", reader.fieldnames)
+    reader = csv.reader(lines)
+    names = [h.strip() for h in next(reader, [])]
+    missing = [h for h in header if h not in names]
+    if missing:
+        raise _fail(source, 1, "(header)", f"lacks the column {missing[0]!r} (needs {','.join(header)}, "
+                    "in any order; other columns are ignored)", names)
+    twice = sorted({h for h in names if names.count(h) > 1 and h in header})
+    if twice:
+        raise _fail(source, 1, "(header)", f"names the column {twice[0]!r} twice")
+    at = {h: names.index(h) for h in header}
     rows = []
-    for number, row in enumerate(reader, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise _fail(source, number, "(columns)", f"must have {len(header)} columns")
-        rows.append((number, {k.strip(): v.strip() for k, v in row.items()}))
+    for number, cells in enumerate(reader, start=2):
+        if not any(c.strip() for c in cells):
+            continue  # a blank line
+        if len(cells) != len(names):
+            raise _fail(source, number, "(columns)", f"must have {len(names)} columns like the header", len(cells))
+        rows.append((number, {h: cells[at[h]].strip() for h in header}))
     return rows
 
 
@@ -152,7 +182,7 @@ def load_tiresias_jobs(path: str | Path) -> list[TiresiasJob]:
             iterations=_number(source, number, row, "iterations", int, 1),
             model=row["model_name"],
             duration_s=_number(source, number, row, "duration"),
-            interval_s=_number(source, number, row, "interval")))
+            interval_s=_number(source, number, row, "interval"), line=number))
     if not jobs:
         raise InvalidInstanceError("trace", source, "holds no job")
     return jobs

@@ -100,14 +100,20 @@ def tiny_instances(seed: int) -> DagPipelineInstance:
                     shape="chain" if seed == 3 else "dag")
 
 
-def from_operator_graph(path, *, stages: int = 4, objective: str = "bottleneck",
+def from_operator_graph(path, *, stages: int | None = 4, objective: str = "bottleneck",
                         balance_percent: float | None = RHINO_UNBALANCED_RATIO, bandwidth: float = RHINO_INTER_NODE_BW,
                         microbatches: int = 8, backward_factor: float = 3.0) -> DagPipelineInstance:
-    """The forward DAG of a dnn-partitioning graph as a ``dag-pipeline`` instance (see module doc)."""
+    """The forward DAG of a dnn-partitioning graph as a ``dag-pipeline`` instance (see module doc);
+    ``stages=None``: 4, or the number of forward nodes when the graph has fewer."""
     if not (backward_factor >= 1 and math.isfinite(backward_factor)):
         raise InvalidInstanceError(P, "backward_factor", "must be >= 1", backward_factor)
     og = load_operator_graph(path)
     keep = np.flatnonzero(~og.is_backward)
+    if len(keep) == 0:
+        raise InvalidInstanceError(P, "nodes", f"{Path(path).name}: every node is a backward node (isBackwardNode): "
+                                   "no forward DAG to pipeline")
+    if stages is None:
+        stages = min(4, len(keep))
     factor = backward_factor if og.is_backward.any() else 1.0
     index = {int(v): i for i, v in enumerate(keep)}
     g = og.graph
@@ -124,7 +130,8 @@ def from_operator_graph(path, *, stages: int = 4, objective: str = "bottleneck",
 
 
 def import_operator_graph(path, index: int | None = None) -> DagPipelineInstance:
-    """``optsched import dnn-partitioning-stages FILE``: 4 stages, Rhino's 8% budget, cut-bytes."""
+    """``optsched import dnn-partitioning-stages FILE``: 4 stages (fewer on a graph of fewer forward
+    nodes), Rhino's 8% budget, cut-bytes."""
     if index is not None:
         raise InvalidInstanceError(P, "--index", "a dnn-partitioning file holds one graph")
-    return from_operator_graph(path, objective="cut-bytes")
+    return from_operator_graph(path, objective="cut-bytes", stages=None)

@@ -81,7 +81,7 @@ def tiny_instances(seed: int) -> OnlineInstance:
     return generate(seed, **PRESETS["tiny"])
 
 
-def load_gavel_online(path, servers: int = 16, gpus_per_server: int = 4, servers_per_group: int = 4,
+def load_gavel_online(path, index: int = 0, servers: int = 16, gpus_per_server: int = 4, servers_per_group: int = 4,
                       max_jobs: int | None = None, arrival_scale: float = 1.0, spread_penalty: float = 0.2,
                       interference_scale: float = 1.0, throughputs=None) -> OnlineInstance:
     """A Gavel ``.trace`` as a job stream on ``servers x gpus_per_server`` GPUs.
@@ -92,6 +92,8 @@ def load_gavel_online(path, servers: int = 16, gpus_per_server: int = 4, servers
     Interference = Gavel's scale-1 pairs x ``interference_scale`` [ours: space-sharing pairs as a
     server-level proxy]. Jobs larger than the cluster are an error (never dropped).
     """
+    if index != 0:
+        raise InvalidInstanceError("interference-online", "index", "must be 0 (a trace is one stream)", index)
     if not arrival_scale > 0:
         raise InvalidInstanceError("interference-online", "arrival_scale", "must be > 0", arrival_scale)
     names, beta, forb, table = gavel_table(interference_scale, throughputs)
@@ -102,9 +104,10 @@ def load_gavel_online(path, servers: int = 16, gpus_per_server: int = 4, servers
     js = []
     for k, tj in enumerate(trace):
         if tj.gpus > total:
-            raise InvalidInstanceError("interference-online", f"trace line {tj.index + 1} scale_factor",
+            raise InvalidInstanceError("interference-online", f"{Path(path).name} line {tj.line} scale_factor",
                                        f"larger than the cluster ({total} GPUs)", tj.gpus)
-        js.append(OnlineJob(id=k, arrival=tj.arrival_s * arrival_scale, type=table.index(tj.job_type), gpus=tj.gpus,
+        js.append(OnlineJob(id=k, arrival=tj.arrival_s * arrival_scale, gpus=tj.gpus,
+                            type=_type_index(table, tj, f"{Path(path).name} line {tj.line} job_type"),
                             iterations=float(tj.total_steps),
                             step_time=1.0 / table.throughput(tj.job_type, tj.gpus)))
     stem = Path(path).stem
@@ -113,6 +116,15 @@ def load_gavel_online(path, servers: int = 16, gpus_per_server: int = 4, servers
                           name=f"gavel-{stem}" + (f"-x{arrival_scale:g}" if arrival_scale != 1 else ""),
                           provenance=f"{Path(path).name} (first {len(js)} jobs by arrival), arrivals x {arrival_scale:g}; "
                                      f"{GAVEL_THROUGHPUTS} v100 x {interference_scale:g}")
+
+
+def _type_index(table, tj, where: str) -> int:
+    """The row of a trace job's type in Gavel's throughput table; a type it lacks is an error
+    naming the line (never dropped)."""
+    if tj.job_type not in table.names:
+        raise InvalidInstanceError("interference-online", where, "not a scale-1 job type of the throughput table "
+                                   f"(known: {', '.join(table.names)})", tj.job_type)
+    return table.index(tj.job_type)
 
 
 def compress(instance: OnlineInstance, factor: float) -> OnlineInstance:

@@ -7,6 +7,8 @@ log-uniform over two decades, GPU demands from {1, 2, 4} capped by the largest s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from optsched.core.data import data_file
@@ -57,23 +59,46 @@ def tiny_instances(seed: int) -> PlacementInstance:
     return generate(seed, **PRESETS["tiny"])
 
 
-def load_gavel_snapshot(path, jobs: int = 10, servers: int = 4, gpus_per_server: int = 4, start: int = 0,
+def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers: int | None = None,
+                        gpus_per_server: int = 4, start: int = 0,
                         spread_penalty: float = 0.2, reject_factor: float = 4.0,
                         interference_scale: float = 1.0, throughputs=None) -> PlacementInstance:
     """Waiting jobs ``start .. start + jobs`` of a Gavel ``.trace`` on an empty cluster.
 
-    Job type and GPU demand from the trace (demands above ``gpus_per_server * servers`` are an
-    error); weight = total steps / isolated v100 throughput (Gavel's measured table, multi-GPU
-    row when present); interference table = Gavel's scale-1 pairs scaled by
-    ``interference_scale`` [ours]; unmeasured pairs need the interference model (not done here:
-    the importer raises if a needed pair is unmeasured).
+    ``index`` (the CLI's ``--index``) picks window ``index`` of ``jobs`` jobs:
+    ``start = index * jobs``.
+
+    Job type and GPU demand from the trace; ``servers`` defaults to 4, or [ours] to the fewest
+    servers of ``gpus_per_server`` GPUs that hold the window's largest job when that is more
+    (recorded in the provenance); with ``servers`` given, a larger demand is an error; a job type
+    the throughput table lacks is an error naming the line. Weight = total steps / isolated v100
+    throughput (Gavel's measured table, multi-GPU row when present); interference table =
+    Gavel's scale-1 pairs scaled by ``interference_scale`` [ours]; unmeasured pairs need the
+    interference model (not done here: the importer raises if a needed pair is unmeasured).
     """
     from optsched.core.errors import InvalidInstanceError
 
-    table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
-    trace = load_gavel_trace(path)[start:start + jobs]
+    if jobs < 1:
+        raise InvalidInstanceError("interference-placement", "jobs", "must be >= 1", jobs)
+    if index is not None:
+        if index < 0:
+            raise InvalidInstanceError("interference-placement", "index", "must be >= 0", index)
+        start = index * jobs
+    if start < 0:
+        raise InvalidInstanceError("interference-placement", "start", "must be >= 0", start)
+    trace = load_gavel_trace(path)
+    total = len(trace)
+    trace = trace[start:start + jobs]
     if not trace:
-        raise InvalidInstanceError("interference-placement", "start", "beyond the end of the trace", start)
+        raise InvalidInstanceError("interference-placement", "index" if index is not None else "start",
+                                   f"beyond the end of the trace ({total} jobs)", index if index is not None else start)
+    grown = ""
+    if servers is None:
+        need = -(-max(tj.gpus for tj in trace) // gpus_per_server)
+        servers = max(4, need)
+        if servers > 4:
+            grown = f"; {servers} servers (default 4, grown to hold the largest job)"
+    table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
     beta = np.array(table.beta, float) * interference_scale
     if np.isnan(beta).any():
         raise InvalidInstanceError("interference-placement", "beta", "the table has unmeasured pairs; complete "
@@ -81,13 +106,18 @@ def load_gavel_snapshot(path, jobs: int = 10, servers: int = 4, gpus_per_server:
     js = []
     for k, tj in enumerate(trace):
         if tj.gpus > servers * gpus_per_server:
-            raise InvalidInstanceError("interference-placement", f"trace line {tj.index + 1} scale_factor",
+            raise InvalidInstanceError("interference-placement", f"{Path(path).name} line {tj.line} scale_factor",
                                        f"larger than the cluster ({servers * gpus_per_server} GPUs)", tj.gpus)
+        if tj.job_type not in table.names:
+            raise InvalidInstanceError("interference-placement", f"{Path(path).name} line {tj.line} job_type",
+                                       "not a scale-1 job type of the throughput table "
+                                       f"(known: {', '.join(table.names)})", tj.job_type)
         js.append(PlacementJob(id=k, type=table.index(tj.job_type), gpus=tj.gpus,
                                weight=float(tj.total_steps / table.throughput(tj.job_type, tj.gpus))))
     wmax = max(j.weight for j in js)
     return PlacementInstance(gpus_per_server=(gpus_per_server,) * servers, job_types=table.names,
                              beta=tuple(map(tuple, beta)), forbidden=table.forbidden, jobs=tuple(js),
                              spread_penalty=spread_penalty, reject_cost=float(reject_factor * wmax),
-                             name=f"gavel-{getattr(path, 'stem', str(path))}-{start}",
-                             provenance=f"{path} jobs {start}..{start + len(js) - 1}; {GAVEL_THROUGHPUTS} v100")
+                             name=f"gavel-{Path(path).stem}-{start}",
+                             provenance=f"{Path(path).name} jobs {start}..{start + len(js) - 1}; {GAVEL_THROUGHPUTS} v100"
+                                        + grown)

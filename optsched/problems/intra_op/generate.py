@@ -31,7 +31,6 @@ SBP cost model (every constant tagged with its source):
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
 from pathlib import Path
@@ -161,14 +160,16 @@ def load_iopddl(path, index: int | None = None) -> IntraOpInstance:
     """
     if index is not None:
         raise _bad("--index", "an IOPDDL file holds one instance")
+    from optsched.core.textfile import read_text
+
     path = Path(path)
+    text = read_text(path, PROBLEM)  # gzip or plain, whatever the name says
     try:
-        with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")) as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise _bad("(file)", f"cannot read {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, EOFError) as exc:
-        raise _bad("(file)", f"cannot read {path.name}: {exc}") from None
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _bad("(file)", f"{path.name} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise _bad("(file)", f"{path.name}: JSON nested too deeply") from None
     name = path.name.removesuffix(".gz").removesuffix(".json")
     return parse_iopddl(doc, name)
 

@@ -2,7 +2,7 @@
 
 Format (``FORMAT.txt`` beside the data): the number of problems K, then per problem: n, m, the
 header value (best known solution value, 0 if unavailable), n profits, m rows of n weights, m
-capacities. All whitespace-separated numbers.
+capacities. All whitespace-separated numbers (line breaks anywhere); plain or gzip.
 
 The header value is stored as ``reference_value`` with its provenance: it is the best *known*
 value, not a proven optimum.
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
+from optsched.core.textfile import read_text
 
 from .instance import MknapInstance
 
@@ -72,10 +73,7 @@ def count_orlib(path: str | Path) -> int:
 
 
 def _read(path: str | Path) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as exc:
-        raise InvalidInstanceError("mknap", "(file)", f"cannot read {path}: {exc.strerror}") from None
+    return read_text(path, "mknap")
 
 
 def load_orlib(path: str | Path, index: int = 0) -> MknapInstance:

@@ -10,15 +10,24 @@ from .model import build_model
 
 
 def import_pipedream_profile(path, index: int | None = None, batch_size: float | None = None):
-    """``optsched import pipedream-profile graph.txt -o profile.json``: the profile (JSON format
-    of :mod:`optsched.workloads.profiles`) on PipeDream's antichain chain; ``--batch-size N``
-    gives the profiling batch of files other than PipeDream's released seven."""
+    """``optsched import pipedream-profile graph.txt -o inst.json``: the profile on PipeDream's
+    antichain chain as a pipeline-partition instance with ``optsched generate``'s defaults
+    (topology nvlink:4, 4 microbatches, bottleneck objective, K chosen by the planner);
+    ``--batch-size N`` gives the profiling batch of files other than PipeDream's released seven.
+    The file also serves as a profile (``generate pipeline-partition --profile inst.json``
+    re-reads its per-layer arrays) for other topologies and objectives."""
     from optsched.core.errors import InvalidInstanceError
     from optsched.workloads.profiles import load_pipedream_graph
+    from optsched.workloads.topology import resolve
+
+    from .generate import from_profile
 
     if index is not None:
         raise InvalidInstanceError("profile", "--index", "a PipeDream graph.txt holds one profile")
-    return load_pipedream_graph(path, batch_size)
+    prof = load_pipedream_graph(path, batch_size)
+    return from_profile(prof, resolve("nvlink:4", seed=0),
+                        provenance=prof.provenance + "; optsched import defaults: nvlink:4, 4 microbatches, "
+                                                     "bottleneck")
 
 
 PROBLEM = register_problem(Problem(

@@ -2,6 +2,8 @@
 instance. Every conversion choice is [ours]:
 
 * jobs ``index * jobs .. index * jobs + jobs - 1`` in arrival order (a window of the trace);
+* slot_s = 600 s; a window whose horizon would exceed 120 slots has its arrivals compressed
+  (``arrival_scale``) and, if still needed, its slot doubled (:func:`load_philly_trace`);
 * arrival slot = floor((arrival_s - first arrival_s of the window) * arrival_scale / slot_s)
   (``arrival_scale < 1`` compresses the stream to raise the load);
 * ``max_workers`` = the trace's GPU count (scale factor), ``ps_fan`` 4;
@@ -23,7 +25,7 @@ import numpy as np
 
 from optsched.core.data import sha256_file
 from optsched.core.errors import InvalidInstanceError
-from optsched.workloads.job_types import job_type
+from optsched.workloads.job_types import trace_job_type
 from optsched.workloads.traces import load_gavel_trace
 
 from .generate import RESOURCES, baseline_horizon
@@ -33,9 +35,38 @@ __all__ = ["load_philly_trace"]
 
 
 def load_philly_trace(path: str | Path, index: int = 0, *, jobs: int = 20, machines: int = 4,
-                      slot_s: float = 600.0, workload_scale: float = 1e-3,
+                      slot_s: float | None = None, workload_scale: float = 1e-3,
                       arrival_scale: float = 1.0) -> PsLocalityInstance:
-    """Window ``index`` of ``jobs`` jobs of a Gavel trace as an instance (see the module doc)."""
+    """Window ``index`` of ``jobs`` jobs of a Gavel trace as an instance (see the module doc).
+
+    Without ``slot_s`` [ours]: slots of 600 s; when that horizon exceeds
+    :data:`MAX_DEFAULT_SLOTS` (a window spanning days gives thousands of slots: a time-indexed
+    model too large to build), the arrivals are compressed to span at most half of it, then the
+    slot is doubled until the horizon fits. The provenance records the slot length and arrival
+    scale used. An explicit ``slot_s`` is kept whatever the horizon.
+    """
+    if slot_s is None:
+        base = _load(path, index, jobs, machines, 600.0, workload_scale, arrival_scale)
+        if base.horizon_slots <= MAX_DEFAULT_SLOTS:
+            return base
+        # first compress the arrivals to span at most half the cap (the jobs keep their lengths in
+        # slots, the window gets more loaded), then lengthen the slot if the jobs are still too long
+        span = max(j.arrival for j in base.jobs)
+        scale = arrival_scale * min(1.0, (MAX_DEFAULT_SLOTS // 2) / span) if span else arrival_scale
+        inst = _load(path, index, jobs, machines, 600.0, workload_scale, scale)
+        factor = 2
+        while inst.horizon_slots > MAX_DEFAULT_SLOTS and factor <= 1 << 20:
+            inst = _load(path, index, jobs, machines, 600.0 * factor, workload_scale, scale)
+            factor *= 2
+        return inst
+    return _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale)
+
+
+#: the longest horizon (slots) the importer's default slot length is lengthened to stay within
+MAX_DEFAULT_SLOTS = 120
+
+
+def _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale) -> PsLocalityInstance:
     for name, value, ok in (("jobs", jobs, jobs >= 1), ("machines", machines, machines >= 1),
                             ("slot_s", slot_s, slot_s > 0), ("workload_scale", workload_scale, workload_scale > 0),
                             ("arrival_scale", arrival_scale, arrival_scale > 0)):
@@ -51,7 +82,7 @@ def load_philly_trace(path: str | Path, index: int = 0, *, jobs: int = 20, machi
     t0 = window[0].arrival_s
     job_list = []
     for tj in window:
-        jt = job_type(tj.job_type)
+        jt = trace_job_type(tj.job_type, "ps-locality", f"{path.name} line {tj.line} job_type")
         grad_mb = jt.model_bytes / 1e6
         job_list.append({
             "name": f"trace{tj.index}", "model": tj.job_type,

@@ -23,7 +23,7 @@ import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
-from optsched.workloads.job_types import job_type, job_types
+from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time
 from optsched.workloads.traces import load_gavel_trace, load_tiresias_jobs
 
@@ -169,12 +169,18 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpu_choices: str = "
                    provenance=f"optsched rar-makespan generator, seed {seed}")
 
 
-def _trace_batch(rows, servers, gpus_per_server, name, source) -> RarMakespanInstance:
-    """A batch from trace rows ``(job type name, GPUs, iterations)``: all present at time 0."""
+def _trace_batch(rows, servers, gpus_per_server, name, source, default_servers) -> RarMakespanInstance:
+    """A batch from trace rows ``(job type name, GPUs, iterations, where)``: all present at time 0
+    (``where`` names the row's job-type field in errors). ``servers=None``: ``default_servers``,
+    or [ours] the fewest servers that hold the largest job when that is more (in the provenance)."""
+    if servers is None:
+        servers = max(default_servers, -(-max(int(g) for _, g, _, _ in rows) // gpus_per_server))
+        if servers > default_servers:
+            source += f"; {servers} servers (default {default_servers}, grown to hold the largest job)"
     caps = (gpus_per_server,) * servers
     batch = []
-    for type_name, gpus, iterations in rows:
-        t = job_type(type_name)
+    for type_name, gpus, iterations, where in rows:
+        t = trace_job_type(type_name, "rar-makespan", where)
         batch.append(RarJob(gpus=int(gpus), iterations=int(iterations),
                             model_bytes=float(t.model_bytes), compute_s=t.compute_s(), estimate_slots=1.0,
                             job_type=type_name))
@@ -182,25 +188,32 @@ def _trace_batch(rows, servers, gpus_per_server, name, source) -> RarMakespanIns
                    budget=0.15, name=name, provenance=source)
 
 
-def load_gavel_rar(path: str | Path, index: int = 0, *, jobs: int = 160, servers: int = 20,
+def load_gavel_rar(path: str | Path, index: int = 0, *, jobs: int = 160, servers: int | None = None,
                    gpus_per_server: int = 8) -> RarMakespanInstance:
     """A batch from a Gavel/Philly-derived trace: jobs ``index*jobs .. (index+1)*jobs - 1``.
 
     Arrival times are dropped (the batch problem has all jobs at time 0); GPUs from the scale
-    factor; iterations = total steps; timing from the job-type table [ours].
+    factor; iterations = total steps; timing from the job-type table [ours]. ``servers`` defaults
+    to 20, more when the largest job needs them.
     """
+    if jobs < 1:
+        raise InvalidInstanceError("rar-makespan", "jobs", "must be >= 1", jobs)
     trace = load_gavel_trace(path)
-    chunk = trace[index * jobs:(index + 1) * jobs]
+    chunk = trace[index * jobs:(index + 1) * jobs] if index >= 0 else []
     if not chunk:
-        raise InvalidInstanceError("rar-makespan", "index", f"must be < {math.ceil(len(trace) / jobs)}", index)
-    rows = [(j.job_type, j.gpus, j.total_steps) for j in chunk]
+        raise InvalidInstanceError("rar-makespan", "index", f"must be in 0..{math.ceil(len(trace) / jobs) - 1}",
+                                   index)
+    rows = [(j.job_type, j.gpus, j.total_steps, f"{Path(path).name} line {j.line} job_type") for j in chunk]
     return _trace_batch(rows, servers, gpus_per_server, f"{Path(path).stem}-batch{index}",
-                        f"{Path(path).name} jobs {chunk[0].index}..{chunk[-1].index}")
+                        f"{Path(path).name} jobs {chunk[0].index}..{chunk[-1].index}", 20)
 
 
-def load_tiresias_rar(path: str | Path, index: int = 0, *, servers: int = 8,
+def load_tiresias_rar(path: str | Path, index: int = 0, *, servers: int | None = None,
                       gpus_per_server: int = 4) -> RarMakespanInstance:
-    """Tiresias' ``60_job.csv`` as one batch on ``servers`` x ``gpus_per_server`` GPUs."""
+    """Tiresias' ``60_job.csv`` as one batch on ``servers`` x ``gpus_per_server`` GPUs (default 8
+    servers, more when the largest job needs them)."""
+    if index != 0:
+        raise InvalidInstanceError("rar-makespan", "index", "must be 0 (a Tiresias job file is one batch)", index)
     jobs = load_tiresias_jobs(path)
-    rows = [(j.model, j.gpus, j.iterations) for j in jobs]
-    return _trace_batch(rows, servers, gpus_per_server, f"{Path(path).stem}", Path(path).name)
+    rows = [(j.model, j.gpus, j.iterations, f"{Path(path).name} line {j.line} model_name") for j in jobs]
+    return _trace_batch(rows, servers, gpus_per_server, f"{Path(path).stem}", Path(path).name, 8)

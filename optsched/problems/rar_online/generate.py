@@ -17,7 +17,7 @@ from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
-from optsched.workloads.job_types import job_type, job_types
+from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time, iterations_per_slot
 from optsched.workloads.traces import load_gavel_trace
 
@@ -143,8 +143,9 @@ def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gp
                       steps_per_iteration: int = STEPS_PER_ITERATION, extra_slots: int = 100) -> RarOnlineInstance:
     """A Philly-derived trace as an online instance [ours]: arrival slot = floor(arrival_s /
     ``arrival_s_per_slot``), F_j = ceil(total_steps / ``steps_per_iteration``) worker-iterations,
-    max_workers = the trace's GPUs, a sigmoid utility of value 1 with midpoint twice the job's ideal
-    duration d0 (at max_workers inside a server when it fits) and steepness 2 / d0, r_j = b_ex / 4;
+    max_workers = the trace's GPUs (at most the cluster's: a cap the provenance counts), a sigmoid
+    utility of value 1 with midpoint twice the job's ideal duration d0 (at max_workers inside a
+    server when it fits) and steepness 2 / d0, r_j = b_ex / 4;
     horizon = last arrival + ``extra_slots``. ``jobs`` keeps the first that many jobs (by arrival);
     ``index`` is accepted for the CLI (the trace is one instance: must be 0)."""
     if index != 0:
@@ -154,8 +155,9 @@ def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gp
         trace = trace[:jobs]
     batch = []
     reserve = UPLINK / 4
+    capped = sum(job.gpus > servers * gpus_per_server for job in trace)
     for job in trace:
-        t = job_type(job.job_type)
+        t = trace_job_type(job.job_type, "rar-online", f"{Path(path).name} line {job.line} job_type")
         wmax = min(job.gpus, servers * gpus_per_server)
         iterations = max(1, math.ceil(job.total_steps / steps_per_iteration))
         per_slot = _ideal_progress(servers, gpus_per_server, t.model_bytes, t.compute_s(), wmax, reserve, SLOT_S)
@@ -170,4 +172,6 @@ def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gp
                              slot_s=SLOT_S, horizon=horizon, intra_bandwidth=INTRA_BANDWIDTH,
                              reduction_speed=REDUCTION_SPEED, name=f"{Path(path).stem}-online",
                              provenance=f"{Path(path).name}: arrival_s / {arrival_s_per_slot:g} s per slot, "
-                                        f"steps / {steps_per_iteration} per worker-iteration")
+                                        f"steps / {steps_per_iteration} per worker-iteration"
+                                        + (f"; max_workers of {capped} job(s) asking for more GPUs than the "
+                                           f"cluster's {servers * gpus_per_server} capped at that" if capped else ""))

@@ -146,16 +146,18 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
                                    f"(held-out MAE {err['mae']:.4g} iterations, MAPE {err['mape']:.4g})")
 
 
-def load_gavel_stream(path: str | Path, *, servers: int = 16, gpus_per_server: int = 8,
+def load_gavel_stream(path: str | Path, index: int = 0, *, servers: int = 16, gpus_per_server: int = 8,
                       history_fraction: float = 0.5, max_jobs: int | None = None, restart_overhead: float = 30.0,
                       intra_bandwidth: float = 1e11, inter_bandwidth: float = 1.25e9, seed: int = 0) -> SrptInstance:
     """A trace-derived stream (see the module docstring); the cluster is ``servers x gpus_per_server``
     [ours: Gavel's traces name no cluster]. Stream jobs larger than the cluster raise
     ``InvalidInstanceError`` through the instance's validation."""
     from optsched.core.data import sha256_file
-    from optsched.workloads.job_types import job_type
+    from optsched.workloads.job_types import trace_job_type
     from optsched.workloads.traces import load_gavel_trace
 
+    if index != 0:
+        raise InvalidInstanceError("srpt", "index", "must be 0 (a trace is one stream)", index)
     if not 0 < history_fraction < 1:
         raise InvalidInstanceError("srpt", "history_fraction", "must be in (0, 1)", history_fraction)
     trace = sorted(load_gavel_trace(path), key=lambda t: (t.arrival_s, t.index))
@@ -166,7 +168,7 @@ def load_gavel_stream(path: str | Path, *, servers: int = 16, gpus_per_server: i
     stream_jobs = trace[split:split + max_jobs] if max_jobs else trace[split:]
 
     def record(t):
-        jt = job_type(t.job_type)
+        jt = trace_job_type(t.job_type, "srpt", f"{Path(path).name} line {t.line} job_type")
         return {"model": jt.model, "batch_size": jt.mini_batch, "gpus": t.gpus, "plan": "data",
                 "recurrence": f"{t.job_type}|{t.gpus}", "iterations": t.total_steps,
                 "model_bytes": float(jt.model_bytes), "compute_s": jt.compute_s()}
