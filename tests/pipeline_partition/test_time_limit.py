@@ -116,6 +116,10 @@ def test_map_bb_stops_honestly_at_every_poll(every_unit, spec):
         _assert_honest_stop(inst, out, opt, f"map-bb stopped at read {k} of {total}")
         phases.add(out.stats["phase"])
         if out.stats["phase"] == "orbit DP stopped at the time limit":
+            # past the incumbent's phase a stop never returns a plan worse than the incumbent (the
+            # orbit DP's plan replaces it only when better in the instance's own objective)
+            assert out.objective <= full.stats["incumbent_value"] + objective_tolerance(opt), \
+                f"read {k}: {out.objective} worse than the incumbent {full.stats['incumbent_value']}"
             orbit_values.append(out.objective)
             if out.stats.get("orbit_lower") is not None:
                 orbit_lowers.append(out.bound)

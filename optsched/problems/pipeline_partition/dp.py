@@ -681,14 +681,7 @@ def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objecti
     if space.needs_labels:
         value, plan, stats = label_dp(instance, space, objective, poll=poll, ch=ch)
     else:
-        try:
-            value, plan = bottleneck_dp(instance, space, poll, ch)
-        except SearchStopped as stop:
-            if objective == "bottleneck":
-                raise
-            # the threshold search's lower bound is the bottleneck's, not this objective's
-            value = INF if stop.plan is None else _sync_value(instance, stop.plan)
-            raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
+        value, plan = bottleneck_first(instance, space, objective, poll, ch)
         if plan is not None and objective == "sync-estimate":
             start = (_sync_value(instance, plan), plan)
             if space.block_order() is not None:
@@ -700,6 +693,22 @@ def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objecti
     if plan is None:
         raise Infeasible(why_infeasible(instance))
     return value, plan, stats
+
+
+def bottleneck_first(instance: PipelinePartitionInstance, space: SearchSpace, objective: str,
+                     poll: Poll | None, ch: StageCosts | None) -> tuple[float, Plan | None]:
+    """:func:`bottleneck_dp`, the first step for every objective. When the budget runs out during
+    it and the objective is not ``bottleneck``, the :class:`.clock.SearchStopped` raised carries
+    the stopped plan valued by the objective's model and no bound: the threshold search's lower
+    bound is one on the bottleneck; ``sync-estimate`` is never below the bottleneck, so it would
+    be a valid but weak bound; the callers report the search-free bound when computed [ours]."""
+    try:
+        return bottleneck_dp(instance, space, poll, ch)
+    except SearchStopped as stop:
+        if objective == "bottleneck":
+            raise
+        value = INF if stop.plan is None else _sync_value(instance, stop.plan)
+        raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
 
 
 def _sync_value(instance: PipelinePartitionInstance, plan: Plan) -> float:

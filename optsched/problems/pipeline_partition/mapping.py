@@ -49,7 +49,7 @@ from optsched.workloads.topology import Cluster, dendrogram, is_ultrametric
 from .algorithms import (_optimized, _plan_outcome, _solve_within, _stopped_outcome, search_free_bound,
                          simple_bound)
 from .clock import Poll, SearchStopped, as_poll
-from .dp import _sync_value, bottleneck_dp, label_dp, why_infeasible
+from .dp import _sync_value, bottleneck_dp, bottleneck_first, label_dp, why_infeasible
 from .instance import PipelinePartitionInstance
 from .spaces import BlockOrder, Group, SearchSpace, UniformOrder
 from .stages import StageCosts
@@ -451,14 +451,7 @@ def _incumbent(instance, space, objective, poll: Poll | None = None, ch: StageCo
     it (raises :class:`.clock.SearchStopped` with the best plan found when the budget runs out:
     the bottleneck DP's first plan, or for ``sync-estimate`` the bottleneck DP's plan costed by the
     model, improved by the label DP so far)."""
-    try:
-        bvalue, bplan = bottleneck_dp(instance, space, poll, ch)
-    except SearchStopped as stop:
-        if objective == "bottleneck":
-            raise
-        # the threshold search's lower bound is the bottleneck's, not this objective's
-        value = INF if stop.plan is None else _sync_value(instance, stop.plan)
-        raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
+    bvalue, bplan = bottleneck_first(instance, space, objective, poll, ch)
     if bplan is None or objective == "bottleneck":
         return (bvalue, bplan, {}) if bplan is not None else (INF, None, {})
     start = (_sync_value(instance, bplan), bplan)
