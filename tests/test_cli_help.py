@@ -168,14 +168,24 @@ node3 -- ReLU -- forward_compute_time=1.000, backward_compute_time=1.000, activa
 def test_import_pipedream_profile_batch_size(capsys, tmp_path):
     graph = tmp_path / "mynet.graph.txt"
     graph.write_text(GRAPH)
-    code = main(["import", "pipedream-profile", str(graph)])
-    err = capsys.readouterr()[1]
-    assert code == 2 and "--batch-size" in err
+    # a file other than PipeDream's seven: imported at batch 1, and the provenance says so
+    unknown = tmp_path / "u.json"
+    assert main(["import", "pipedream-profile", str(graph), "-o", str(unknown)]) == 0
+    inst1 = json.loads(unknown.read_text())
+    assert inst1["profile_batch"] == 1.0 and "profiling batch unknown" in inst1["provenance"]
     out_path = tmp_path / "p.json"
     assert main(["import", "pipedream-profile", str(graph), "--batch-size", "32", "-o", str(out_path)]) == 0
     inst = json.loads(out_path.read_text())  # a pipeline-partition instance with generate's defaults
     assert inst["problem"] == "pipeline-partition" and inst["profile_batch"] == 32.0
-    assert inst["name"].startswith("mynet@")
+    assert inst["name"].startswith("mynet@") and "unknown" not in inst["provenance"]
+    # the default instance depends on the microbatch count only: the same optimum either way
+    solved = []
+    for path in (unknown, out_path):
+        assert main(["solve", "pipeline-partition", str(path), "--method", "dp", "--quiet",
+                     "-o", str(path.with_suffix(".res"))]) == 0
+        solved.append(json.loads(path.with_suffix(".res").read_text()))
+    assert solved[0]["objective"] == pytest.approx(solved[1]["objective"], rel=1e-12)  # float rounding only
+    assert solved[0]["solution"] == solved[1]["solution"]
     assert main(["import", "pipedream-profile", str(graph), "--batch-size", "0"]) == 2
     capsys.readouterr()
     assert main(["import", "orlib-mknap", str(graph), "--batch-size", "8"]) == 2

@@ -318,25 +318,35 @@ def _strip_inputs(graph: LayerGraph, path: Path) -> None:
         raise InvalidInstanceError("profile", "(file)", f"{path.name} has no layers besides inputs")
 
 
-def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, name: str | None = None) -> Profile:
+def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, name: str | None = None,
+                         unknown_batch: float | None = None) -> Profile:
     """A PipeDream ``graph.txt`` as a :class:`Profile` on its antichain chain.
 
     As PipeDream's optimizer does [code], ``Input*`` source nodes are zeroed and removed (their
     time is data loading) and unused ``__getitem__`` sinks are dropped. ``batch_size`` defaults
     to the profiling batch of PipeDream's released profiles (:data:`PIPEDREAM_BATCH_SIZES`,
-    looked up by the file or folder name).
+    looked up by the file or folder name); for any other file it is an error, unless
+    ``unknown_batch`` is given: then that value is used and the provenance says the batch was
+    unknown [ours] (``optsched import pipedream-profile`` passes 1: an instance whose microbatch
+    is the profiling batch / M depends on the ratio only, not on the batch's size).
     """
     path = Path(path)
     graph = parse_pipedream_graph(read_text(path, "profile"), path.name)
     model = name or path.name.split(".")[0]
     if model in ("graph", "") and path.parent.name:
         model = path.parent.name
+    note = ""
     if batch_size is None:
-        if model not in PIPEDREAM_BATCH_SIZES:
+        if model in PIPEDREAM_BATCH_SIZES:
+            batch_size = PIPEDREAM_BATCH_SIZES[model]
+        elif unknown_batch is not None:
+            batch_size = unknown_batch
+            note = (f"; profiling batch unknown (not one of PipeDream's released profiles), taken as "
+                    f"{unknown_batch:g}: sizes are in units of that batch [ours]")
+        else:
             raise InvalidInstanceError("profile", "batch_size", f"unknown profiling batch for {model!r}; pass it "
                                        f"explicitly (optsched import pipedream-profile FILE --batch-size N; "
                                        f"known: {', '.join(sorted(PIPEDREAM_BATCH_SIZES))})")
-        batch_size = PIPEDREAM_BATCH_SIZES[model]
     _strip_inputs(graph, path)
     chain = antichain_chain(graph)
     names, fw, bw, par, act, stash = [], [], [], [], [], []
@@ -354,7 +364,7 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
                    backward_s=tuple(bw), parameter_bytes=tuple(par), activation_bytes=tuple(act),
                    stash_bytes=tuple(stash), device="PipeDream profiler (one GPU)",
                    provenance=f"PipeDream graph.txt {path.name} (sha256 {sha256_file(path)}), antichain chain "
-                              f"of {len(chain)} states from {len(graph.nodes)} layers")
+                              f"of {len(chain)} states from {len(graph.nodes)} layers{note}")
 
 
 def known_profiles() -> dict[str, Path]:

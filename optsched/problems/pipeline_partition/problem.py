@@ -13,7 +13,9 @@ def import_pipedream_profile(path, index: int | None = None, batch_size: float |
     """``optsched import pipedream-profile graph.txt -o inst.json``: the profile on PipeDream's
     antichain chain as a pipeline-partition instance with ``optsched generate``'s defaults
     (topology nvlink:4, 4 microbatches, bottleneck objective, K chosen by the planner);
-    ``--batch-size N`` gives the profiling batch of files other than PipeDream's released seven.
+    ``--batch-size N`` gives the profiling batch of files other than PipeDream's released seven
+    (without it such a file is imported at batch 1, said in the provenance: the default instance
+    depends on the microbatch count only, not on the batch's size [ours]).
     The file also serves as a profile (``generate pipeline-partition --profile inst.json``
     re-reads its per-layer arrays) for other topologies and objectives."""
     from optsched.core.errors import InvalidInstanceError
@@ -24,7 +26,7 @@ def import_pipedream_profile(path, index: int | None = None, batch_size: float |
 
     if index is not None:
         raise InvalidInstanceError("profile", "--index", "a PipeDream graph.txt holds one profile")
-    prof = load_pipedream_graph(path, batch_size)
+    prof = load_pipedream_graph(path, batch_size, unknown_batch=1.0)
     return from_profile(prof, resolve("nvlink:4", seed=0),
                         provenance=prof.provenance + "; optsched import defaults: nvlink:4, 4 microbatches, "
                                                      "bottleneck")
