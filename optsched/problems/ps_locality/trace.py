@@ -45,30 +45,9 @@ def load_philly_trace(path: str | Path, index: int = 0, *, jobs: int = 20, machi
     slot is doubled until the horizon fits. The provenance records the slot length and arrival
     scale used. An explicit ``slot_s`` is kept whatever the horizon.
     """
-    if slot_s is None:
-        base = _load(path, index, jobs, machines, 600.0, workload_scale, arrival_scale)
-        if base.horizon_slots <= MAX_DEFAULT_SLOTS:
-            return base
-        # first compress the arrivals to span at most half the cap (the jobs keep their lengths in
-        # slots, the window gets more loaded), then lengthen the slot if the jobs are still too long
-        span = max(j.arrival for j in base.jobs)
-        scale = arrival_scale * min(1.0, (MAX_DEFAULT_SLOTS // 2) / span) if span else arrival_scale
-        inst = _load(path, index, jobs, machines, 600.0, workload_scale, scale)
-        factor = 2
-        while inst.horizon_slots > MAX_DEFAULT_SLOTS and factor <= 1 << 20:
-            inst = _load(path, index, jobs, machines, 600.0 * factor, workload_scale, scale)
-            factor *= 2
-        return inst
-    return _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale)
-
-
-#: the longest horizon (slots) the importer's default slot length is lengthened to stay within
-MAX_DEFAULT_SLOTS = 120
-
-
-def _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale) -> PsLocalityInstance:
     for name, value, ok in (("jobs", jobs, jobs >= 1), ("machines", machines, machines >= 1),
-                            ("slot_s", slot_s, slot_s > 0), ("workload_scale", workload_scale, workload_scale > 0),
+                            ("slot_s", slot_s, slot_s is None or slot_s > 0),
+                            ("workload_scale", workload_scale, workload_scale > 0),
                             ("arrival_scale", arrival_scale, arrival_scale > 0)):
         if not ok:
             raise InvalidInstanceError("ps-locality", name, "must be positive", value)
@@ -78,7 +57,31 @@ def _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale) ->
     if not 0 <= index < windows:
         raise InvalidInstanceError("ps-locality", "index", f"{path.name} has windows 0..{windows - 1} of {jobs} jobs",
                                    index)
-    window = trace[index * jobs:(index + 1) * jobs]
+    source = (path, index * jobs, trace[index * jobs:(index + 1) * jobs], sha256_file(path))  # read once
+    if slot_s is not None:
+        return _build(source, index, machines, slot_s, workload_scale, arrival_scale)
+    base = _build(source, index, machines, 600.0, workload_scale, arrival_scale)
+    if base.horizon_slots <= MAX_DEFAULT_SLOTS:
+        return base
+    # first compress the arrivals to span at most half the cap (the jobs keep their lengths in
+    # slots, the window gets more loaded), then lengthen the slot if the jobs are still too long
+    span = max(j.arrival for j in base.jobs)
+    scale = arrival_scale * min(1.0, (MAX_DEFAULT_SLOTS // 2) / span) if span else arrival_scale
+    inst = _build(source, index, machines, 600.0, workload_scale, scale)
+    factor = 2
+    while inst.horizon_slots > MAX_DEFAULT_SLOTS and factor <= 1 << 20:
+        inst = _build(source, index, machines, 600.0 * factor, workload_scale, scale)
+        factor *= 2
+    return inst
+
+
+#: the longest horizon (slots) the importer's default slot length is lengthened to stay within
+MAX_DEFAULT_SLOTS = 120
+
+
+def _build(source, index, machines, slot_s, workload_scale, arrival_scale) -> PsLocalityInstance:
+    """The instance of a window read once: ``source`` = (path, first job, window, file sha256)."""
+    path, first, window, sha = source
     t0 = window[0].arrival_s
     job_list = []
     for tj in window:
@@ -97,7 +100,7 @@ def _load(path, index, jobs, machines, slot_s, workload_scale, arrival_scale) ->
     slowest = [j["workload"] * (j["compute_slots"] + 2 * j["gradient_mb"] / common["bandwidth_ex"]) for j in job_list]
     big = max(j["arrival"] for j in job_list) + int(np.sum(np.ceil(slowest))) + 1
     need = baseline_horizon(PsLocalityInstance(horizon_slots=big, **common))
-    provenance = (f"{path.name} (sha256 {sha256_file(path)}), jobs {index * jobs}..{index * jobs + len(window) - 1} "
+    provenance = (f"{path.name} (sha256 {sha}), jobs {first}..{first + len(window) - 1} "
                   f"by arrival; slot_s={slot_s}, workload_scale={workload_scale}, arrival_scale={arrival_scale}")
     return PsLocalityInstance(horizon_slots=need + 1, name=f"{path.stem}-w{index}", provenance=provenance,
                               **common)
