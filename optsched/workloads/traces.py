@@ -34,7 +34,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.textfile import read_text
 
 __all__ = ["TraceJob", "load_gavel_trace", "TiresiasJob", "load_tiresias_jobs", "ClusterSpec",
-           "load_tiresias_cluster"]
+           "load_tiresias_cluster", "servers_to_hold"]
 
 _TYPE = re.compile(r"^(?P<model>.+?)(?: \(batch size (?P<batch>\d+)\))?$")
 
@@ -54,6 +54,21 @@ class TraceJob:
     arrival_s: float
     gpus: int
     line: int = 0  #: the line of the file (1-based), for error messages
+
+
+def servers_to_hold(gpus, gpus_per_server: int, default: int) -> tuple[int, str]:
+    """The servers of an importer's default cluster [ours]: ``default``, or the fewest servers of
+    ``gpus_per_server`` GPUs that hold the largest of the jobs' ``gpus`` when that is more; and
+    the note for the provenance (empty when the default holds).
+
+    >>> servers_to_hold([2, 32], 4, 4)
+    (8, '; 8 servers (default 4, grown to hold the largest job)')
+    >>> servers_to_hold([2, 8], 4, 4)
+    (4, '')
+    """
+    servers = max(default, -(-max(int(g) for g in gpus) // gpus_per_server))
+    note = f"; {servers} servers (default {default}, grown to hold the largest job)" if servers > default else ""
+    return servers, note
 
 
 def _fail(source: str, line: int, column: str, rule: str, got=...) -> InvalidInstanceError:

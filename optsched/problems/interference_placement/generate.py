@@ -14,7 +14,7 @@ import numpy as np
 from optsched.core.data import data_file
 from optsched.core.rng import make_rng
 from optsched.workloads.interference import GAVEL_THROUGHPUTS, load_gavel_interference
-from optsched.workloads.traces import load_gavel_trace
+from optsched.workloads.traces import load_gavel_trace, servers_to_hold
 
 from .instance import PlacementInstance, PlacementJob, Resident
 
@@ -94,10 +94,7 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
                                    f"beyond the end of the trace ({total} jobs)", index if index is not None else start)
     grown = ""
     if servers is None:
-        need = -(-max(tj.gpus for tj in trace) // gpus_per_server)
-        servers = max(4, need)
-        if servers > 4:
-            grown = f"; {servers} servers (default 4, grown to hold the largest job)"
+        servers, grown = servers_to_hold([tj.gpus for tj in trace], gpus_per_server, 4)
     table = load_gavel_interference(throughputs or data_file(GAVEL_THROUGHPUTS))
     beta = np.array(table.beta, float) * interference_scale
     if np.isnan(beta).any():

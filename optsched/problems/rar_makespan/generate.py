@@ -25,7 +25,11 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
 from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time
-from optsched.workloads.traces import load_gavel_trace, load_tiresias_jobs
+from optsched.workloads.traces import (
+    load_gavel_trace,
+    load_tiresias_jobs,
+    servers_to_hold,
+)
 
 from .instance import RarJob, RarMakespanInstance
 
@@ -174,9 +178,8 @@ def _trace_batch(rows, servers, gpus_per_server, name, source, default_servers) 
     (``where`` names the row's job-type field in errors). ``servers=None``: ``default_servers``,
     or [ours] the fewest servers that hold the largest job when that is more (in the provenance)."""
     if servers is None:
-        servers = max(default_servers, -(-max(int(g) for _, g, _, _ in rows) // gpus_per_server))
-        if servers > default_servers:
-            source += f"; {servers} servers (default {default_servers}, grown to hold the largest job)"
+        servers, note = servers_to_hold([g for _, g, _, _ in rows], gpus_per_server, default_servers)
+        source += note
     caps = (gpus_per_server,) * servers
     batch = []
     for type_name, gpus, iterations, where in rows:
