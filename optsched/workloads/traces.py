@@ -75,7 +75,7 @@ def _fail(source: str, line: int, column: str, rule: str, got=...) -> InvalidIns
     return InvalidInstanceError("trace", f"{source} line {line} {column}", rule, got)
 
 
-def _read_lines(path: str | Path, kind: str) -> list[str]:
+def _read_lines(path: str | Path) -> list[str]:
     return read_text(path, "trace").splitlines()
 
 
@@ -94,7 +94,7 @@ def load_gavel_trace(path: str | Path) -> list[TraceJob]:
     """Every job of a Gavel ``.trace`` file, in file order (arrivals need not be sorted)."""
     source = Path(path).name
     jobs = []
-    for number, raw in enumerate(_read_lines(path, "trace"), start=1):
+    for number, raw in enumerate(_read_lines(path), start=1):
         if not raw.strip():
             continue
         cols = raw.rstrip().split("\t")  # trailing blanks or tabs after the last column
@@ -153,7 +153,7 @@ class TiresiasJob:
 
 def _csv_rows(path: str | Path, header: list[str]) -> list[tuple[int, dict]]:
     source = Path(path).name
-    lines = _read_lines(path, "csv")
+    lines = _read_lines(path)
     reader = csv.reader(lines)
     names = [h.strip() for h in next(reader, [])]
     missing = [h for h in header if h not in names]
