@@ -1,6 +1,8 @@
 # optsched: set-up and entry points. Every target builds .venv from the pinned lock on first use.
 SHELL := /bin/bash
-PYTHON ?= python3.11
+# The newest supported Python found on PATH (3.13, 3.12, 3.11), unless PYTHON is given.
+SUPPORTED_PYTHONS := python3.13 python3.12 python3.11
+PYTHON ?= $(firstword $(foreach p,$(SUPPORTED_PYTHONS),$(if $(shell $(p) -c 'import sys; print(sys.version_info[:2] >= (3, 11))' 2>/dev/null | grep True),$(p),)))
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -15,11 +17,21 @@ export PYTHONHASHSEED := 0
 QUICK ?=
 JOBS ?= 2
 PYTEST_ARGS ?=
-# PyTorch's CPU build (2.13.0+cpu) is not on PyPI; this machine keeps its wheel in /opt/wheels.
-WHEELS ?= /opt/wheels
-FIND_LINKS := $(if $(wildcard $(WHEELS)),--find-links $(WHEELS),)
+# the tests of the learned methods (run again in .venv-learn, where training can run)
+LEARN_TESTS ?= tests/online tests/online_packing tests/interference_online
+# the tests that pin seeded instances and stored reference values
+PORTABLE_TESTS ?= tests/test_instances.py tests/test_quality.py
+# The learned methods' training (JAX on the CPU) lives in its own environment: the base install,
+# `make test` and `make repro` do not need it.
+LEARN_VENV := .venv-learn
+LEARN_PY := $(LEARN_VENV)/bin/python
+LEARN_STAMP := $(LEARN_VENV)/.installed
+# pytest-xdist: one worker per core (the suite is deterministic per test, whatever the order)
+TEST_WORKERS ?= auto
+PIP := -m pip install --quiet --disable-pip-version-check
+UV ?= uv
 
-.PHONY: venv test bench repro instances models lock clean help
+.PHONY: venv venv-learn check-python test test-learn test-portable bench repro instances models lock clean help
 
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
@@ -27,18 +39,43 @@ help:
 	@echo "make bench     run the benchmarks, heavy cases and every property test with fresh seeds"
 	@echo "make instances regenerate instances/ and their reference values"
 	@echo "make models    regenerate the analytic DNN profiles in models/"
-	@echo "make lock      re-resolve requirements.lock (needs network and uv)"
+	@echo "make test-portable the instance-identity tests with numpy's SIMD code paths disabled"
+	@echo "make test-learn the learned methods' tests with the learn extra (JAX, CPU) in .venv-learn"
+	@echo "make lock      re-resolve requirements.lock and requirements-learn.lock (needs network and uv)"
+
+check-python:
+	@v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null); \
+	case "$$v" in 3.11|3.12|3.13) ;; \
+	*) echo "optsched needs Python 3.11, 3.12 or 3.13 (found: $${v:-none as '$(PYTHON)'}); install one, or run make PYTHON=/path/to/python3.13"; exit 2;; esac
 
 venv: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
+	@$(MAKE) --no-print-directory check-python
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps $(FIND_LINKS) -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) $(PIP) --require-hashes --no-deps -r requirements.lock
+	$(PY) $(PIP) --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
+venv-learn: $(LEARN_STAMP)
+
+$(LEARN_STAMP): requirements-learn.lock pyproject.toml
+	@$(MAKE) --no-print-directory check-python
+	@test -x $(LEARN_PY) || $(PYTHON) -m venv $(LEARN_VENV)
+	$(LEARN_PY) $(PIP) --require-hashes --no-deps -r requirements-learn.lock
+	$(LEARN_PY) $(PIP) --no-deps --no-build-isolation -e .
+	@touch $(LEARN_STAMP)
+
 test: $(STAMP)
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS)
+
+# The instance-identity and stored-reference tests again with numpy's CPU dispatch narrowed to
+# the baseline code paths (every SIMD feature this CPU has is disabled): same hashes, same figures.
+test-portable: $(STAMP)
+	NPY_DISABLE_CPU_FEATURES="$$($(PY) -m optsched.core.portable --cpu-features)" $(PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(PORTABLE_TESTS)
+
+test-learn: $(LEARN_STAMP)
+	$(LEARN_PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(LEARN_TESTS)
 
 bench: $(STAMP)
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
@@ -52,8 +89,10 @@ instances: $(STAMP)
 models: $(STAMP)
 	$(VENV)/bin/optsched models --out models
 
+# Both locks are universal (every platform, Python 3.11-3.13) and take only PyPI's packages.
 lock:
-	uv pip compile pyproject.toml --extra test --extra bench --extra learn --extra solvers --python-version 3.11 --generate-hashes $(FIND_LINKS) -c constraints.txt -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --extra learn --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -c requirements.lock -o requirements-learn.lock
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LEARN_VENV) build *.egg-info
