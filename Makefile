@@ -20,7 +20,7 @@ PYTEST_ARGS ?=
 # the tests of the learned methods (run again in .venv-learn, where training can run)
 LEARN_TESTS ?= tests/online tests/online_packing tests/interference_online
 # the tests that pin seeded instances and stored reference values
-PORTABLE_TESTS ?= tests/test_instances.py tests/test_quality.py
+PORTABLE_TESTS ?= tests/test_instance_hashes.py tests/test_instances.py tests/test_quality.py tests/core/test_portable.py
 # The learned methods' training (JAX on the CPU) lives in its own environment: the base install,
 # `make test` and `make repro` do not need it.
 LEARN_VENV := .venv-learn
@@ -72,7 +72,7 @@ test: $(STAMP)
 # The instance-identity and stored-reference tests again with numpy's CPU dispatch narrowed to
 # the baseline code paths (every SIMD feature this CPU has is disabled): same hashes, same figures.
 test-portable: $(STAMP)
-	NPY_DISABLE_CPU_FEATURES="$$($(PY) -m optsched.core.portable --cpu-features)" $(PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(PORTABLE_TESTS)
+	NPY_DISABLE_CPU_FEATURES="$$($(PY) -m optsched.core.simd --cpu-features)" $(PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(PORTABLE_TESTS)
 
 test-learn: $(LEARN_STAMP)
 	$(LEARN_PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(LEARN_TESTS)

@@ -3,12 +3,12 @@
 numpy compiles some ufuncs (power, exp, log, the trigonometric functions, ...) several times, for a
 baseline instruction set and for wider ones (AVX2, AVX-512, ...), and picks one at import time by
 the CPU. Those versions may differ in the last bits, which is why no seeded instance or stored
-reference value of optsched goes through them (``docs/io.md``, "Seeded instances are the same bytes
+reference value of optsched goes through them (``docs/portability.md``; "Seeded instances are the same bytes
 on every machine"). ``make test-portable`` checks that promise: it runs the instance-identity and
 stored-reference tests with ``NPY_DISABLE_CPU_FEATURES`` set to what this module prints, so that
 numpy runs its baseline code paths, and the tests assert the same hashes as on the full CPU.
 
-    python -m optsched.core.portable --cpu-features     # e.g. "X86_V3 X86_V4 AVX512_ICL"
+    python -m optsched.core.simd --cpu-features     # e.g. "X86_V3 X86_V4 AVX512_ICL"
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def active_features() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args != ["--cpu-features"]:
-        print("usage: python -m optsched.core.portable --cpu-features", file=sys.stderr)
+        print("usage: python -m optsched.core.simd --cpu-features", file=sys.stderr)
         return 2
     print(" ".join(dispatched_features()))
     return 0
