@@ -35,14 +35,17 @@ def preset_hash(problem: str, preset: str, seed: int = SEED) -> str:
 
 def _needs_data(problem: str, preset: str) -> bool:
     """Whether the preset fails without the data directory (it reads a real data set)."""
-    saved = os.environ.pop("OPTSCHED_DATA_DIR", None)
+    saved = os.environ.get("OPTSCHED_DATA_DIR")
+    os.environ["OPTSCHED_DATA_DIR"] = os.path.join(os.sep, "nonexistent", "optsched-data")  # not the user cache either
     try:
         preset_hash(problem, preset)
         return False
     except Exception:
         return True
     finally:
-        if saved is not None:
+        if saved is None:
+            del os.environ["OPTSCHED_DATA_DIR"]
+        else:
             os.environ["OPTSCHED_DATA_DIR"] = saved
 
 
