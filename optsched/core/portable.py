@@ -19,8 +19,8 @@ Distributions are built from ``Generator.random`` alone (53-bit multiples of ``2
 
 * :func:`log_uniform` -- ``low * (high/low) ** U``;
 * :func:`exponential` -- ``-scale * log(1 - U)`` (inverse CDF; ``1 - U`` is exact);
-* :func:`standard_normal` -- Marsaglia's polar method (uniform pairs in the unit disc, a log and
-  a square root); :func:`lognormal` is ``exp(mean + sigma * Z)``;
+* :func:`standard_normal` -- inversion by Wichura's AS 241 normal quantile (one uniform per
+  draw); :func:`lognormal` is ``exp(mean + sigma * Z)``;
 * :func:`pareto` -- numpy's Pareto II (Lomax) ``(1 - U) ** (-1/a) - 1``.
 
 They consume the generator's stream differently from numpy's own methods of the same name, so
@@ -38,7 +38,8 @@ import math
 
 import numpy as np
 
-__all__ = ["exp", "log", "power", "log_uniform", "exponential", "standard_normal", "lognormal", "pareto"]
+__all__ = ["exp", "log", "power", "log_uniform", "exponential", "normal_quantile", "standard_normal", "lognormal",
+           "pareto"]
 
 # ln 2 split so that k * _LN2_HI is exact for |k| < 2**20 (fdlibm's constants; the high part has
 # 21 trailing zero bits)
@@ -129,27 +130,62 @@ def exponential(rng: np.random.Generator, scale: float = 1.0, size=None):
     return float(out) if size is None else out
 
 
+# Wichura's AS 241 (PPND16), the normal quantile to about 1e-16 relative: rational functions
+# (numerator, denominator; lowest degree first) on |p - 1/2| <= 0.425 and on r = sqrt(-log(tail))
+# in (0, 5] and beyond. M. J. Wichura, Applied Statistics 37 (1988) 477-484.
+_AS241 = (
+    ((3.3871328727963666080e0, 1.3314166789178437745e+2, 1.9715909503065514427e+3, 1.3731693765509461125e+4,
+      4.5921953931549871457e+4, 6.7265770927008700853e+4, 3.3430575583588128105e+4, 2.5090809287301226727e+3),
+     (1.0, 4.2313330701600911252e+1, 6.8718700749205790830e+2, 5.3941960214247511077e+3,
+      2.1213794301586595867e+4, 3.9307895800092710610e+4, 2.8729085735721942674e+4, 5.2264952788528545610e+3)),
+    ((1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0, 3.64784832476320460504e0,
+      1.27045825245236838258e0, 2.41780725177450611770e-1, 2.27238449892691845833e-2, 7.74545014278341407640e-4),
+     (1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+      1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4, 1.05075007164441684324e-9)),
+    ((6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0, 2.96560571828504891230e-1,
+      2.65321895265761230930e-2, 1.24266094738807843860e-3, 2.71155556874348757815e-5, 2.01033439929228813265e-7),
+     (1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+      7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15)),
+)
+
+
+def _horner(coef, x):
+    p = np.full(np.shape(x), coef[-1])
+    for c in coef[-2::-1]:
+        p = np.add(np.multiply(p, x), c)
+    return p
+
+
+def normal_quantile(p):
+    """The standard normal quantile of ``p`` in [0, 1) (AS 241; ``p = 0`` is taken as ``2**-54``,
+    the half step below the smallest non-zero ``Generator.random`` value), elementwise."""
+    p = np.asarray(p, dtype=float)
+    q = np.subtract(p, 0.5)
+    out = np.empty(p.shape)
+    mid = np.abs(q) <= 0.425
+    qm = q[mid]
+    r = np.subtract(0.180625, np.multiply(qm, qm))
+    (a, b), tail1, tail2 = _AS241
+    out[mid] = np.divide(np.multiply(qm, _horner(a, r)), _horner(b, r))
+    tail = ~mid
+    qt, pt = q[tail], p[tail]
+    r = np.where(qt < 0, pt, np.subtract(1.0, pt))              # exact: p is a multiple of 2**-53
+    r = np.where(r == 0, 2.0 ** -54, r)
+    r = np.sqrt(np.negative(log(r)))
+    near = r <= 5.0
+    x1, x2 = np.subtract(r, 1.6), np.subtract(r, 5.0)
+    v = np.where(near, np.divide(_horner(tail1[0], x1), _horner(tail1[1], x1)),
+                 np.divide(_horner(tail2[0], x2), _horner(tail2[1], x2)))
+    out[tail] = np.where(qt < 0, np.negative(v), v)
+    return out
+
+
 def standard_normal(rng: np.random.Generator, size=None):
-    """Standard normal draws by Marsaglia's polar method: pairs ``V`` uniform on the square
-    ``[-1, 1)^2`` kept when ``0 < s = |V|^2 < 1``, each giving ``V * sqrt(-2 log(s) / s)``."""
-    shape = () if size is None else (size if isinstance(size, tuple) else (int(size),))
-    n = int(np.prod(shape, dtype=np.int64))
-    out = np.empty(n)
-    filled = 0
-    while filled < n:
-        need = n - filled
-        pairs = (need + 1) // 2
-        batch = pairs + pairs // 4 + 8        # acceptance pi/4: usually one round
-        v = np.subtract(np.multiply(rng.random((batch, 2)), 2.0), 1.0)
-        s = np.add(np.multiply(v[:, 0], v[:, 0]), np.multiply(v[:, 1], v[:, 1]))
-        ok = (s > 0) & (s < 1)
-        v, s = v[ok], s[ok]
-        f = np.sqrt(np.divide(np.multiply(-2.0, log(s)), s))
-        z = np.multiply(v, f[:, None]).ravel()
-        take = min(z.size, need)
-        out[filled:filled + take] = z[:take]
-        filled += take
-    return float(out[0]) if size is None else out.reshape(shape)
+    """Standard normal draws by inversion, one ``Generator.random`` value each
+    (:func:`normal_quantile`), so ``n`` draws of size 1 are the same stream as one draw of size ``n``."""
+    u = _random(rng, size)
+    out = normal_quantile(u)
+    return float(out) if size is None else out
 
 
 def lognormal(rng: np.random.Generator, mean: float = 0.0, sigma: float = 1.0, size=None):

@@ -121,7 +121,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
         for n in log_normal_iterations(rng, kind["base"], noise, history_runs):
             history.append({**kind, "iterations": int(n)})
     picks = rng.integers(recurrences, size=jobs)
-    # one standard normal per job, drawn in one call
+    # one standard normal per job, drawn in one call (the same stream as one draw per job)
     base = np.asarray([kind["base"] for kind in kinds])
     iterations = np.maximum(1, np.round(base[picks] * portable.exp(noise * portable.standard_normal(rng, jobs)))).astype(np.int64)
     if predictor == "forest":
