@@ -4,8 +4,9 @@ A seeded instance is the same bytes on every machine (generators draw through
 :mod:`optsched.core.portable`, never through numpy's CPU-dispatched transcendental ufuncs), and
 this file is the proof: ``tests/test_instance_hashes.py`` regenerates every preset of every
 problem (seed 0) and compares its canonical-JSON SHA-256 (the one results record) with the stored
-one, and CI runs that test a second time with numpy's SIMD dispatch narrowed to the baseline
-(``NPY_DISABLE_CPU_FEATURES``, :func:`dispatched_cpu_features`).
+one, and ``make test-portable`` (in CI) runs that test a second time with numpy's SIMD dispatch
+narrowed to the baseline (``NPY_DISABLE_CPU_FEATURES`` set to ``python -m optsched.core.simd
+--cpu-features``).
 
 Regenerate after a deliberate generator change and review the diff::
 
@@ -21,7 +22,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["HASH_FILE", "SEED", "preset_hash", "build_hashes", "load_hashes", "dispatched_cpu_features"]
+__all__ = ["HASH_FILE", "SEED", "preset_hash", "build_hashes", "load_hashes"]
 
 HASH_FILE = Path(__file__).resolve().parents[1] / "instances" / "hashes.json"
 SEED = 0
@@ -80,24 +81,3 @@ def build_hashes(path: Path = HASH_FILE, log=print) -> dict:
              "seed": SEED, "hashes": hashes, "needs_data": needs_data}
     Path(path).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     return table
-
-
-def dispatched_cpu_features() -> list[str]:
-    """numpy's run-time dispatch targets that this CPU has (``NPY_DISABLE_CPU_FEATURES`` set to
-    them makes every ufunc run its baseline code path), e.g. ``['X86_V3', 'X86_V4', 'AVX512_ICL']``
-    with numpy 2.4 on an AVX-512 machine, ``['AVX2', 'FMA3', 'AVX512F', ...]`` with numpy 1.26."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    except ImportError:  # numpy < 2
-        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    return [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
-
-
-if __name__ == "__main__":
-    # ``NPY_DISABLE_CPU_FEATURES="$(python -m optsched.instance_hashes --dispatched)"``
-    import sys
-
-    if sys.argv[1:] == ["--dispatched"]:
-        print(" ".join(dispatched_cpu_features()))
-    else:
-        sys.exit("usage: python -m optsched.instance_hashes --dispatched")

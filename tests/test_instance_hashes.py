@@ -2,11 +2,11 @@
 stored in ``instances/hashes.json`` (regenerate with ``python -m optsched.instances_build
 --hashes`` after a deliberate generator change and review the diff).
 
-CI runs this module (with ``tests/test_quality.py`` and ``tests/test_instances.py``) a second time
-with numpy's SIMD dispatch narrowed to the baseline::
+``make test-portable`` (in CI) runs this module, ``tests/test_quality.py``,
+``tests/test_instances.py`` and ``tests/core/test_portable.py`` a second time with numpy's SIMD
+dispatch narrowed to the baseline::
 
-    NPY_DISABLE_CPU_FEATURES="$(python -m optsched.instance_hashes --dispatched)" \\
-        python -m pytest -q tests/test_instance_hashes.py tests/test_quality.py tests/test_instances.py
+    NPY_DISABLE_CPU_FEATURES="$(python -m optsched.core.simd --cpu-features)" python -m pytest -q ...
 
 and :func:`test_narrowed_dispatch_is_in_effect` makes sure that second run is not a no-op.
 """
@@ -18,7 +18,7 @@ import os
 import pytest
 
 import optsched
-from optsched.instance_hashes import dispatched_cpu_features, load_hashes, preset_hash
+from optsched.instance_hashes import load_hashes, preset_hash
 
 STORED = load_hashes()
 KEYS = sorted(f"{name}/{preset}" for name, problem in optsched.list_problems().items() for preset in problem.presets)
@@ -54,5 +54,6 @@ def test_narrowed_dispatch_is_in_effect():
     named = value.replace(",", " ").split()
     assert named, value
     assert not [f for f in named if __cpu_features__.get(f)], f"still enabled: {named}"
-    assert dispatched_cpu_features() == [], "some dispatch targets this CPU has are still enabled"
+    still = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    assert still == [], f"dispatch targets this CPU has are still enabled: {still}"
     assert set(named) <= set(__cpu_dispatch__)
