@@ -483,6 +483,33 @@ def cmd_models(args) -> int:
     return run_models(args)
 
 
+def cmd_data(args) -> int:
+    """``optsched data fetch [NAME ... | --all]`` and ``optsched data list`` (docs/data.md)."""
+    from .core.data import data_target
+    from .core.datasets import DATASETS, fetch, status
+
+    root = Path(args.dir) if args.dir else data_target()
+    if args.action == "list":
+        rows = status(args.names or None, root)
+        for name in sorted({r[0] for r in rows}):
+            mine = [r for r in rows if r[0] == name]
+            ok = sum(r[2] == "ok" for r in mine)
+            bad = [f"{r[1]} ({r[2]})" for r in mine if r[2] != "ok"]
+            ds = DATASETS[name]
+            print(f"{name:18} {ok}/{len(mine)} files ok  {ds.repo}@{ds.commit[:12]}  {ds.summary}")
+            for line in bad[:3]:
+                print(f"{'':18} {line}")
+        print(f"data directory: {root}")
+        return 0
+    if not args.names and not args.all:
+        raise InvalidInstanceError("cli", "data fetch", "name data sets or give --all "
+                                   f"(data sets: {', '.join(sorted(DATASETS))})")
+    if args.names and args.all:
+        raise InvalidInstanceError("cli", "data fetch", "give data set names or --all, not both")
+    fetch(None if args.all else args.names, root, mirror=args.source, log=print)
+    return 0
+
+
 def _escape(text: str) -> str:
     """Help text for argparse, which %-formats it."""
     return str(text).replace("%", "%%")
@@ -748,6 +775,17 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel local workers (default: 2)")
     s.add_argument("--out", default="paper_repro/results", metavar="DIR",
                    help="results folder (default: paper_repro/results)")
+    s = sub.add_parser("data", help="download the public data sets (pinned, SHA-256 checked) or list them",
+                       description="optsched data fetch [NAME ... | --all]: download public data sets from their "
+                                   "sources at pinned commits into the data directory (OPTSCHED_DATA_DIR, else the "
+                                   "user cache), each file checked against its pinned SHA-256; a mismatch is "
+                                   "rejected and nothing is kept. optsched data list: what is there. docs/data.md.")
+    s.add_argument("action", choices=("fetch", "list"), help="fetch: download; list: show each data set's state")
+    s.add_argument("names", nargs="*", metavar="NAME", help="data sets (default for list: all)")
+    s.add_argument("--all", action="store_true", help="fetch every data set")
+    s.add_argument("--dir", metavar="DIR", help="data directory (default: OPTSCHED_DATA_DIR, else the user cache)")
+    s.add_argument("--from", dest="source", metavar="URL",
+                   help="a mirror laid out like the data directory (default: each source repository at its pinned commit)")
     s = sub.add_parser("models", help="regenerate the analytic DNN profiles in models/",
                        description="Write one analytic per-layer profile (JSON) per architecture.")
     s.add_argument("--out", default="models", metavar="DIR", help="output folder (default: models)")

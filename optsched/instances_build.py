@@ -1,6 +1,10 @@
 """``make instances``: regenerate ``instances/<problem>/`` for every problem that provides
 ``build_reference_instances(out_dir)`` in its package's ``references`` module, and the recorded
-quality of every non-exact method in ``instances/quality/`` (:mod:`optsched.quality`)."""
+quality of every non-exact method in ``instances/quality/`` (:mod:`optsched.quality`), and the
+SHA-256 of every preset's generated instance in ``instances/hashes.json``
+(:mod:`optsched.instance_hashes`).
+
+``python -m optsched.instances_build --hashes`` rewrites the hash file alone."""
 
 from __future__ import annotations
 
@@ -12,6 +16,13 @@ import optsched
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(argv or [])
+    from optsched.instance_hashes import build_hashes
+
+    if "--hashes" in argv:
+        argv.remove("--hashes")
+        build_hashes(Path(argv[0] if argv else "instances") / "hashes.json")
+        return 0
     root = Path(argv[0] if argv else "instances")
     for name, problem in sorted(optsched.list_problems().items()):
         module_name = f"optsched.problems.{name.replace('-', '_')}.references"
@@ -23,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from optsched.quality import build_quality_tables
 
     build_quality_tables(root / "quality")
+    build_hashes(root / "hashes.json")
     return 0
 
 

@@ -31,6 +31,10 @@ def require_data(relative: str) -> Path:
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     skipped = terminalreporter.stats.get("skipped", [])
     missing = [r for r in skipped if DATA_SKIP_PREFIX in str(getattr(r, "longrepr", ""))]
-    where = os.environ.get("OPTSCHED_DATA_DIR") or "unset"
+    where = os.environ.get("OPTSCHED_DATA_DIR")
+    if not where:
+        from optsched.core.data import data_dir, default_data_dir
+
+        where = f"unset; user cache {default_data_dir()}" + ("" if data_dir() else ": absent, 'optsched data fetch --all' fills it")
     terminalreporter.write_line(
         f"optsched: {len(missing)} test(s) skipped for missing data (OPTSCHED_DATA_DIR={where})")

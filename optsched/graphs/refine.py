@@ -135,7 +135,8 @@ def fm_refine(graph: Graph, parts, k: int, node_weights, capacities, *, max_pass
 
 def rebalance(graph: Graph, parts, k: int, node_weights, capacities, *, fixed: Sequence[int] = ()) -> np.ndarray:
     """Move nodes out of parts above capacity, each time the node and target part that add the
-    least cut among the moves that reduce the excess and fit; ``ValueError`` if stuck.
+    least cut among the moves that reduce the excess and fit; when no single move fits, the swap
+    of two nodes that does (least added cut); ``ValueError`` if stuck.
 
     A no-op on a balanced partition. O(moves * n k) worst case (meant for small repairs).
     """
@@ -165,17 +166,47 @@ def rebalance(graph: Graph, parts, k: int, node_weights, capacities, *, fixed: S
                     loss = conn[v, src] - conn[v, p]
                     if best is None or loss < best[0]:
                         best = (loss, int(v), p)
-        if best is None:
-            raise ValueError("rebalance: no move reduces the excess within the capacities")
-        _, v, p = best
-        src = parts[v]
-        loads[:, src] -= w[:, v]
-        loads[:, p] += w[:, v]
-        parts[v] = p
-        row = A.getrow(v)
-        conn[row.indices, src] -= row.data
-        conn[row.indices, p] += row.data
+        moves = [best[1:]] if best is not None else _best_swap(parts, k, w, caps, loads, conn, A, frozen, over, bad_parts)
+        if moves is None:
+            raise ValueError("rebalance: no move or swap reduces the excess within the capacities")
+        for v, p in moves:
+            src = parts[v]
+            loads[:, src] -= w[:, v]
+            loads[:, p] += w[:, v]
+            parts[v] = p
+            row = A.getrow(v)
+            conn[row.indices, src] -= row.data
+            conn[row.indices, p] += row.data
     raise ValueError("rebalance did not converge")
+
+
+def _excess(load, cap) -> float:
+    return float(np.maximum(load - (cap * (1 + LOAD_TOL) + LOAD_TOL), 0.0).sum())
+
+
+def _best_swap(parts, k, w, caps, loads, conn, A, frozen, over, bad_parts):
+    """When no single move fits (e.g. the target part is full in another dimension): the exchange
+    of ``v`` (out of an over-capacity part) with ``u`` (of another part) that lowers that part's
+    excess, keeps the other within its capacities, and adds the least cut; ``None`` if none."""
+    best = None
+    for src in bad_parts:
+        rows = over[:, src]
+        before = _excess(loads[:, src], caps[:, src])
+        for v in np.flatnonzero((parts == src) & ~frozen & (w[rows].sum(axis=0) > 0)):
+            for p in range(k):
+                if p == src:
+                    continue
+                for u in np.flatnonzero((parts == p) & ~frozen):
+                    after_p = loads[:, p] + w[:, v] - w[:, u]
+                    if np.any(after_p > caps[:, p] * (1 + LOAD_TOL) + LOAD_TOL):
+                        continue
+                    if _excess(loads[:, src] - w[:, v] + w[:, u], caps[:, src]) >= before:
+                        continue
+                    # cut change of v: src -> p, then u: p -> src (an edge u-v stays cut)
+                    loss = conn[v, src] - conn[v, p] + conn[u, p] - conn[u, src] + 2 * A[v, u]
+                    if best is None or loss < best[0]:
+                        best = (loss, [(int(v), p), (int(u), int(src))])
+    return None if best is None else best[1]
 
 
 def pairwise_kl_refine(graph: Graph, parts, *, cut: Callable[[list[int]], float] | None = None,

@@ -32,6 +32,8 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from optsched.core import portable
+
 from .record import Graph
 
 __all__ = ["sampling_edge_weights", "sample_neighbourhoods", "bfs_order", "power_law_graph", "bfs_ball",
@@ -141,7 +143,7 @@ def power_law_graph(num_nodes: int, mean_degree: float, rng: np.random.Generator
         raise ValueError("a power-law graph needs at least 2 nodes")
     if exponent <= 2:
         raise ValueError("exponent must be > 2 (finite mean degree)")
-    weights = (1.0 + rng.pareto(exponent - 1.0, size=n))
+    weights = 1.0 + portable.pareto(rng, exponent - 1.0, size=n)
     weights = np.minimum(weights, np.sqrt(n) * weights.mean())  # structural cutoff
     p = weights / weights.sum()
     m = int(round(n * mean_degree / 2))

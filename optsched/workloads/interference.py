@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError
 
 __all__ = ["InterferenceTable", "load_gavel_interference", "job_features", "InterferenceModel",
@@ -166,7 +167,9 @@ def job_features(table: InterferenceTable) -> np.ndarray:
         batches.append(float(m.group("batch") or 1))
     families = sorted(set(models))
     onehot = np.array([[float(m == f) for f in families] for m in models])
-    return np.column_stack([onehot, np.log2(batches), np.log(table.iso)])
+    # portable logarithms: the same features, so the same fitted model, on every machine
+    return np.column_stack([onehot, portable.log(np.asarray(batches)) / portable.log(2.0),
+                            portable.log(np.asarray(table.iso, float))])
 
 
 def _pair_x(feat: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -192,13 +195,13 @@ class InterferenceModel:
             a, b, y = table.pairs()
         self._model = GradientBoostingRegressor(n_estimators=self.n_estimators, max_depth=self.max_depth,
                                                 learning_rate=0.05, subsample=0.8, random_state=self.seed)
-        self._model.fit(_pair_x(self.features, a, b), np.log1p(y))
+        self._model.fit(_pair_x(self.features, a, b), portable.log(1.0 + np.asarray(y, float)))
         return self
 
     def predict(self, a, b) -> np.ndarray:
         """Predicted ``beta`` (>= 0) for the pairs ``(a[i], b[i])``."""
         a, b = np.atleast_1d(a), np.atleast_1d(b)
-        return np.maximum(np.expm1(self._model.predict(_pair_x(self.features, a, b))), 0.0)
+        return np.maximum(portable.exp(self._model.predict(_pair_x(self.features, a, b))) - 1.0, 0.0)
 
     def complete(self, table: InterferenceTable) -> np.ndarray:
         """The full ``beta`` matrix: measured where measured, predicted where ``nan``."""

@@ -123,6 +123,21 @@ def test_rebalance_repairs_and_is_a_no_op_when_balanced():
     assert rebalance(g, good, 2, np.ones((1, 10)), caps).tolist() == good.tolist()
 
 
+def test_rebalance_swaps_when_no_single_move_fits():
+    """Part 0 holds both training nodes (capacity 1 each); part 1 is full by count, so no single
+    move fits: a swap of a training node with a node of part 1 does, and one of least cut is
+    chosen (0<->2 and 1<->3 leave one cut edge, 0<->3 and 1<->2 two)."""
+    g = Graph.from_edges(4, [(1, 2), (2, 3)])
+    weights = np.array([[1.0, 1, 1, 1], [1, 1, 0, 0]])      # count; training nodes
+    caps = np.array([[2.0, 2.0], [1.0, 1.0]])
+    start = np.array([0, 0, 1, 1])
+    fixed = rebalance(g, start, 2, weights, caps)
+    assert is_balanced(fixed, weights, caps)
+    assert fixed.tolist() in ([1, 0, 0, 1], [0, 1, 1, 0]) and g.cut_weight(fixed) == 1.0
+    with pytest.raises(ValueError):  # nothing can move: both nodes of part 1 frozen
+        rebalance(g, start, 2, weights, caps, fixed=[2, 3])
+
+
 def test_pairwise_kl_keeps_sizes_and_improves():
     g = _two_cliques()
     start = [0, 1] * 5

@@ -13,6 +13,7 @@ from optsched.core.rng import make_rng
 from optsched.problems.srpt.graphs import PLAN_GRAPH, make_job_edges
 from optsched.problems.srpt.instance import SrptInstance, SrptJob
 from optsched.problems.srpt.policies import estimated_iteration_times
+from optsched.core import portable
 from optsched.problems.srpt.predictor import IterationPredictor, log_normal_iterations, prediction_errors
 
 __all__ = ["generate", "load_gavel_stream", "PRESETS", "GENERATED_MODELS", "edge_bytes"]
@@ -79,7 +80,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
         plan = plans if plans != "mixed" else ("data" if gpus == 1 else PLANS[int(rng.integers(3))])
         kinds.append({"model": jt.model, "batch_size": jt.mini_batch, "model_bytes": float(jt.model_bytes),
                       "compute_s": jt.compute_s(), "gpus": gpus, "plan": plan, "recurrence": f"r{r}",
-                      "base": float(np.exp(rng.uniform(np.log(200), np.log(5000))))})
+                      "base": portable.exp(rng.uniform(portable.log(200.0), portable.log(5000.0)))})
     history = []
     for kind in kinds:
         for n in log_normal_iterations(rng, kind["base"], noise, history_runs):
@@ -97,7 +98,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
     tau = estimated_iteration_times(cluster)
     sizes = [kinds[k]["gpus"] * n * tau[int(k)] for k, n in zip(picks, iterations)]
     rate = load * total / float(np.mean(sizes))
-    arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, jobs - 1))])
+    arrivals = np.concatenate([[0.0], np.cumsum(portable.exponential(rng, 1.0 / rate, jobs - 1))])
     stream = tuple(_job(j, float(arrivals[j]), kinds[k], iterations[j], predicted[j]) for j, k in enumerate(picks))
     err = prediction_errors(iterations, predicted)
     return SrptInstance(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=intra_bandwidth,

@@ -185,6 +185,7 @@ def test_missing_data_is_a_note_and_keeps_earlier_artifacts(tmp_path, monkeypatc
     out = tmp_path / "results"
     assert run(RunOptions(quick=True, out=out), scripts_dir=scripts) == 0
     monkeypatch.delenv("OPTSCHED_DATA_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-cache"))  # nor the user cache 'optsched data fetch' fills
     assert run(RunOptions(quick=True, out=out), scripts_dir=scripts) == 0
     index = (artifacts_dir(out, True) / "index.md").read_text()
     assert "> Latest run: skipped (data unavailable: OPTSCHED_DATA_DIR is not set" in index

@@ -85,10 +85,11 @@ def test_zero_target_gap_proves_opt(seed):
 
 
 def test_branch_and_bound_changes_the_result():
-    """smd-small seed 11: the outer loop stops more than target_gap above OPT (the root Lagrangian
+    """smd-small seed 8 (the first of the portable generator's seeds where it does): the outer loop
+    stops more than target_gap above OPT (the root Lagrangian
     bound shows it); branch and bound brings the answer within the target. With target_gap = inf
     the answer is the outer loop's, with its (valid) bound and honest gap."""
-    inst = generate(11, **PRESETS["smd-small"])
+    inst = generate(8, **PRESETS["smd-small"])
     opt = optsched.solve(inst, "milp").objective
     bare = optsched.solve(inst, "smd", options={"target_gap": float("inf")})
     full = optsched.solve(inst, "smd")
@@ -103,9 +104,10 @@ def test_branch_and_bound_changes_the_result():
 
 
 def test_node_rounding_changes_the_result():
-    """smd-small seed 12 at target_gap 0.03: a rounded node LP point becomes the incumbent and
-    the search closes earlier, at a better value than without node rounding."""
-    inst = generate(12, **PRESETS["smd-small"])
+    """smd-small seed 65 at target_gap 0.03 (the first seed of the portable generator where node
+    rounding finds an incumbent): a rounded node LP point becomes the incumbent and the search
+    closes earlier, at a better value than without node rounding."""
+    inst = generate(65, **PRESETS["smd-small"])
     opt = optsched.solve(inst, "milp").objective
     with_rounding = optsched.solve(inst, "smd", options={"target_gap": 0.03})
     without = optsched.solve(inst, "smd", options={"target_gap": 0.03, "node_rounding": False})
@@ -205,8 +207,8 @@ def test_gub_split_partitions_and_separates_the_lp_mass():
 @pytest.mark.parametrize("backend", ["highs", "scipy"])
 def test_node_lps_on_each_highs_build(backend):
     """The node LPs go through the context's back-end: highspy and SciPy's HiGHS build both
-    prove OPT at target_gap = 0 (seed 24: 19 nodes at the default target)."""
-    inst = generate(24, **PRESETS["smd-small"])
+    prove OPT at target_gap = 0 (seed 0: 21 nodes)."""
+    inst = generate(0, **PRESETS["smd-small"])
     opt = optsched.solve(inst, "milp").objective
     r = optsched.solve(inst, "smd", backend=backend, options={"target_gap": 0.0})
     assert r.backend == backend and r.stats["bnb_nodes"] >= 2

@@ -69,8 +69,10 @@ def test_recorded_table_can_catch_a_worse_outer_loop(table):
 
 
 def test_polish_changes_the_outer_loop_result():
-    """smd-small seed 2: the greedy polish of the inner solutions gives a better outer-loop value."""
-    inst = generate(2, **PRESETS["smd-small"])
+    """smd-small seed 118: the greedy polish of the inner solutions gives a better outer-loop value
+    (it rarely does: seed 118 is the only one of seeds 0-159 of the portable generator where it
+    changes the value; tests/test_quality.py's smd rows show it at the recorded tightnesses)."""
+    inst = generate(118, **PRESETS["smd-small"])
     with_polish = optsched.solve(inst, "smd", options=OUTER_ONLY)
     without = optsched.solve(inst, "smd", options={**OUTER_ONLY, "polish": False})
     assert with_polish.objective < without.objective - objective_tolerance(without.objective)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .instance import CommitRateInstance
@@ -60,7 +61,7 @@ def generate(seed: int, workers: int = 6, heterogeneity: float = 5.0, model: str
     rng = make_rng(seed, "commit-rate")
     u = np.linspace(0.0, 1.0, workers) if workers > 1 else np.zeros(1)
     rng.shuffle(u)
-    steps = base_step * heterogeneity ** u
+    steps = base_step * portable.power(heterogeneity, u)
     over = rng.uniform(0.5, 2.0, size=workers)
     base = CommitRateInstance(
         step_times=tuple(float(np.round(s, 4)) for s in steps), commit_overheads=tuple(float(np.round(o, 3)) for o in over),

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 from optsched.workloads.operator_graphs import load_operator_graph
 
@@ -84,7 +85,7 @@ def generate(seed: int, *, nodes: int = 20, stages: int = 4, shape: str = "dag",
             for u in layers[li]:
                 if u not in has_out:
                     edges.append((u, layers[li + 1][0]))
-    nbytes = 10 ** rng.uniform(5, 8, len(edges))
+    nbytes = portable.power(10.0, rng.uniform(5, 8, len(edges)))
     return DagPipelineInstance(
         compute_s=tuple(float(x) for x in compute), edges=tuple((u, v, float(b)) for (u, v), b in zip(edges, nbytes)),
         stages=stages, objective=objective, balance_percent=None if balance_percent < 0 else balance_percent,

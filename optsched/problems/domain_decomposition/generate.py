@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
 
@@ -37,12 +38,12 @@ def gaussian_halos(n: int, rng: np.random.Generator, halos: int = 32, background
                    radius: float = 0.03) -> np.ndarray:
     """``n`` positions in ``[0, 1)^3``: a ``background`` fraction uniform, the rest in Gaussian halos."""
     n_bg = int(round(background * n))
-    masses = 1.0 + rng.pareto(1.5, size=halos)
+    masses = 1.0 + portable.pareto(rng, 1.5, size=halos)
     counts = rng.multinomial(n - n_bg, masses / masses.sum())
     centres = rng.random((halos, 3))
-    sigma = radius * (masses / masses.mean()) ** (1 / 3)
+    sigma = radius * portable.power(masses / masses.mean(), 1 / 3)
     owner = np.repeat(np.arange(halos), counts)
-    pos = centres[owner] + rng.standard_normal((n - n_bg, 3)) * sigma[owner, None]
+    pos = centres[owner] + portable.standard_normal(rng, (n - n_bg, 3)) * sigma[owner, None]
     pos = np.concatenate([pos, rng.random((n_bg, 3))])
     return np.mod(pos, 1.0)
 
@@ -56,8 +57,8 @@ def zeldovich(n: int, rng: np.random.Generator, spectral_index: float = -2.0, rm
     KX, KY, KZ = np.meshgrid(kx, kx, kz, indexing="ij")
     k2 = KX ** 2 + KY ** 2 + KZ ** 2
     k2[0, 0, 0] = 1.0
-    amp = k2 ** (spectral_index / 4.0)  # sqrt(P(k))
-    delta = (rng.standard_normal(k2.shape) + 1j * rng.standard_normal(k2.shape)) * amp
+    amp = portable.power(k2, spectral_index / 4.0)  # sqrt(P(k))
+    delta = (portable.standard_normal(rng, k2.shape) + 1j * portable.standard_normal(rng, k2.shape)) * amp
     delta[0, 0, 0] = 0.0
     disp = []
     for K in (KX, KY, KZ):  # psi_k = i k / k^2 delta_k

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import data_file
+from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
 from optsched.workloads.operator_graphs import load_operator_graph
@@ -223,18 +224,18 @@ def random_instance(seed: int, *, devices: int = 4, stages: int = 8, max_options
     if not (speed_ratio >= 1 and math.isfinite(speed_ratio)):
         raise InvalidInstanceError(P, "speed_ratio", "must be >= 1", speed_ratio)
     rng = make_rng(seed, P, devices, stages, max_options, segments, segment_length, speed_ratio)
-    flops = 4e12 * np.exp(rng.uniform(-0.5, 0.5, devices) * math.log(speed_ratio))
+    flops = 4e12 * portable.exp(rng.uniform(-0.5, 0.5, devices) * portable.log(speed_ratio))
     kinds = ("all_gather", "all_reduce", "reduce_scatter", "all_to_all")
     out = []
     for t in range(stages):
         opts = []
         for o in range(int(rng.integers(1, max_options + 1))):
-            f = float(10 ** rng.uniform(9, 11))
+            f = portable.power(10.0, rng.uniform(9, 11))
             rep = float(f * rng.uniform(0, 0.2)) if rng.random() < 0.2 else 0.0
             cols = []
             for _ in range(int(rng.integers(0, 3))):
                 kind = kinds[int(rng.integers(0, 4))]
-                vol = float(10 ** rng.uniform(5, 8))
+                vol = portable.power(10.0, rng.uniform(5, 8))
                 if kind == "all_reduce":
                     cols.append(Collective(kind, 0.0, vol))
                 else:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import data_file
+from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.rng import make_rng
 from optsched.workloads.interference import GAVEL_THROUGHPUTS, load_gavel_interference
@@ -32,7 +33,7 @@ PRESETS: dict[str, dict] = {
 
 
 def synthetic_table(rng, types: int, forbid: float = 0.1):
-    beta = np.exp(rng.uniform(np.log(0.02), np.log(2.0), size=(types, types)))
+    beta = portable.exp(rng.uniform(portable.log(0.02), portable.log(2.0), size=(types, types)))
     forb = rng.random((types, types)) < forbid
     forb = forb | forb.T
     beta[forb] = 0.0
@@ -62,12 +63,12 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
     keep = sizes <= total
     sizes, probs = sizes[keep], probs[keep] / probs[keep].sum()
     gpus = rng.choice(sizes, size=jobs, p=probs)
-    runtime = np.exp(rng.uniform(np.log(600), np.log(36000), size=jobs))
+    runtime = portable.exp(rng.uniform(portable.log(600.0), portable.log(36000.0), size=jobs))
     mean_gpu_s = float(np.sum(sizes * probs)) * float(np.mean(runtime))
     rate = load * total / mean_gpu_s
-    arrivals = np.cumsum(rng.exponential(1 / rate, size=jobs))
+    arrivals = np.cumsum(portable.exponential(rng, 1 / rate, size=jobs))
     arrivals -= arrivals[0]
-    step = np.exp(rng.uniform(np.log(0.05), np.log(1.0), size=jobs))
+    step = portable.exp(rng.uniform(portable.log(0.05), portable.log(1.0), size=jobs))
     kinds = rng.integers(len(names), size=jobs)
     js = tuple(OnlineJob(id=j, arrival=float(np.round(arrivals[j], 3)), type=int(kinds[j]), gpus=int(gpus[j]),
                          iterations=float(np.ceil(runtime[j] / step[j])), step_time=float(np.round(step[j], 6)))

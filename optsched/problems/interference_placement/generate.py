@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import data_file
+from optsched.core import portable
 from optsched.core.rng import make_rng
 from optsched.workloads.interference import GAVEL_THROUGHPUTS, load_gavel_interference
 from optsched.workloads.traces import load_gavel_trace, servers_to_hold
@@ -28,7 +29,7 @@ PRESETS: dict[str, dict] = {
 
 
 def synthetic_table(rng: np.random.Generator, types: int, forbid: float = 0.1):
-    beta = np.exp(rng.uniform(np.log(0.02), np.log(2.0), size=(types, types)))
+    beta = portable.exp(rng.uniform(portable.log(0.02), portable.log(2.0), size=(types, types)))
     forb = rng.random((types, types)) < forbid
     forb = forb | forb.T
     beta[forb] = 0.0
@@ -43,7 +44,7 @@ def generate(seed: int, jobs: int = 8, servers: int = 4, gpus_per_server: int = 
     names, beta, forb = synthetic_table(rng, types, forbid)
     demands = [d for d in (1, 2, 4) if d <= gpus_per_server] or [1]
     js = [PlacementJob(id=j, type=int(rng.integers(types)), gpus=int(rng.choice(demands)),
-                       weight=float(np.round(np.exp(rng.uniform(np.log(100), np.log(10000))), 3)))
+                       weight=float(np.round(portable.exp(rng.uniform(portable.log(100.0), portable.log(10000.0))), 3)))
           for j in range(jobs)]
     free = [int(rng.integers(max(1, gpus_per_server // 2), gpus_per_server + 1)) for _ in range(servers)]
     res = [Resident(type=int(rng.integers(types)), weight=float(np.round(rng.uniform(100, 10000), 3)),

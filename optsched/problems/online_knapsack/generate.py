@@ -9,6 +9,7 @@ value climbs while the algorithm fills up).
 from __future__ import annotations
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .instance import OnlineKnapsackInstance
@@ -46,7 +47,7 @@ def generate(seed: int, *, requests: int = 60, lower: float = 1.0, upper: float 
     if values == "uniform":
         unit = rng.uniform(lower, upper, requests)
     else:
-        unit = lower * (upper / lower) ** rng.random(requests)
+        unit = portable.log_uniform(rng, lower, upper, requests)
         if values == "increasing":
             unit.sort()
     unit = unit.clip(lower, upper)  # guard the last ulp of the power against leaving [L, U]

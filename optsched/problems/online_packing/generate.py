@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .instance import OnlinePackingInstance
@@ -51,7 +52,7 @@ def generate(seed: int, *, requests: int = 40, resources: int = 2, lower: float 
     mask = rng.random((requests, resources)) < density
     mask[np.arange(requests), rng.integers(resources, size=requests)] = True
     demands = np.where(mask, eps * rng.uniform(0.1, 1.0, (requests, resources)), 0.0)
-    unit = (lower * (upper / lower) ** rng.random(requests)).clip(lower, upper)
+    unit = portable.log_uniform(rng, lower, upper, requests).clip(lower, upper)
     if values == "increasing":
         unit.sort()
     return OnlinePackingInstance(resources=resources, lower=lower, upper=upper, eps=eps, demands=demands.tolist(),

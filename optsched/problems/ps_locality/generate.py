@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 from optsched.workloads.job_types import job_types
 
@@ -132,7 +133,7 @@ def generate(seed: int, *, jobs: int = 6, machines: int = 3, gpus_per_machine: i
     s = solo_slots(draft)
     gpu_demand = float(np.sum(draft.max_workers * s))        # one GPU per worker
     span = gpu_demand / (machines * gpus_per_machine * load) - s.mean()
-    gaps = rng.exponential(1.0, size=jobs - 1)
+    gaps = portable.exponential(rng, 1.0, size=jobs - 1)
     if span >= 1 and jobs > 1:
         arrivals = np.floor(np.concatenate([[0.0], np.cumsum(gaps) / gaps.sum() * span])).astype(int)
     else:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .instance import SmdInstance, SmdJob
@@ -54,7 +55,7 @@ def _synthetic_layers(rng: np.random.Generator, layers: int) -> dict:
     n = int(rng.integers(math.ceil(layers / 2), layers + 1))
     forward = rng.uniform(0.5e-3, 5e-3, n)
     return {"forward_s": forward.tolist(), "backward_s": (forward * rng.uniform(1.5, 2.5, n)).tolist(),
-            "parameter_bytes": np.round(rng.lognormal(math.log(4e6), 1.0, n)).tolist()}
+            "parameter_bytes": np.round(portable.lognormal(rng, portable.log(4e6), 1.0, n)).tolist()}
 
 
 def _load_profiles(source: str) -> list[tuple[str, dict, int]]:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .graphs import PLAN_GRAPH, make_job_edges
@@ -114,7 +115,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
         plan = plans if plans != "mixed" else ("data" if gpus == 1 else PLANS[int(rng.integers(3))])
         kinds.append({"model": jt.model, "batch_size": jt.mini_batch, "model_bytes": float(jt.model_bytes),
                       "compute_s": jt.compute_s(), "gpus": gpus, "plan": plan, "recurrence": f"r{r}",
-                      "base": float(np.exp(rng.uniform(np.log(200), np.log(5000))))})
+                      "base": portable.exp(rng.uniform(portable.log(200.0), portable.log(5000.0)))})
     history = []
     for kind in kinds:
         for n in log_normal_iterations(rng, kind["base"], noise, history_runs):
@@ -122,7 +123,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
     picks = rng.integers(recurrences, size=jobs)
     # one standard normal per job, drawn in one call (the same stream as one draw per job)
     base = np.asarray([kind["base"] for kind in kinds])
-    iterations = np.maximum(1, np.round(base[picks] * np.exp(noise * rng.standard_normal(jobs)))).astype(np.int64)
+    iterations = np.maximum(1, np.round(base[picks] * portable.exp(noise * portable.standard_normal(rng, jobs)))).astype(np.int64)
     if predictor == "forest":
         # the forest's features are the kind's (model, batch, GPUs, plan, recurrence): one prediction per kind
         per_kind = IterationPredictor(seed=seed).fit(history).predict([{**kind, "iterations": 0} for kind in kinds])
@@ -136,7 +137,7 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
     gpus_of = np.asarray([kind["gpus"] for kind in kinds], np.int64)
     sizes = gpus_of[picks] * iterations * np.asarray([tau[r] for r in range(recurrences)])[picks]
     rate = load * total / float(np.mean(sizes))
-    arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, jobs - 1))])
+    arrivals = np.concatenate([[0.0], np.cumsum(portable.exponential(rng, 1.0 / rate, jobs - 1))])
     stream = _stream(kinds, picks, arrivals, iterations, predicted)
     err = prediction_errors(iterations, predicted)
     return SrptInstance.trusted(gpus_per_server=(gpus_per_server,) * servers, intra_bandwidth=float(intra_bandwidth),

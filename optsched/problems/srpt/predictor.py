@@ -21,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from optsched.core import portable
 from optsched.core.rng import derive_seed
 
 __all__ = ["IterationPredictor", "prediction_errors", "log_normal_iterations", "FEATURES"]
@@ -55,7 +56,7 @@ class IterationPredictor:
         if not records:
             raise ValueError("the predictor needs at least one historical run")
         self._vocab = {f: {v: k for k, v in enumerate(sorted({str(r[f]) for r in records}))} for f in _CATEGORICAL}
-        target = np.log([float(r["iterations"]) for r in records])
+        target = portable.log(np.asarray([float(r["iterations"]) for r in records]))
         state = derive_seed(self.seed, "iteration-predictor") % 2 ** 32  # scikit-learn takes 32-bit seeds
         self._forest = RandomForestRegressor(n_estimators=self.trees, min_samples_leaf=2, random_state=state,
                                              n_jobs=1).fit(self._matrix(records), target)
@@ -64,7 +65,7 @@ class IterationPredictor:
     def predict(self, records: Sequence[dict]) -> np.ndarray:
         if self._forest is None:
             raise RuntimeError("fit the predictor first")
-        return np.exp(self._forest.predict(self._matrix(records)))
+        return portable.exp(self._forest.predict(self._matrix(records)))
 
 
 def prediction_errors(true: Sequence[float], predicted: Sequence[float]) -> dict:
@@ -79,5 +80,5 @@ def prediction_errors(true: Sequence[float], predicted: Sequence[float]) -> dict
 
 def log_normal_iterations(rng: np.random.Generator, base: float, noise: float, size: int) -> np.ndarray:
     """``max(1, round(base * exp(noise * N(0, 1))))``: a recurring job's run lengths [ours]."""
-    return np.maximum(1, np.round(base * np.exp(noise * rng.standard_normal(size)))).astype(int)
+    return np.maximum(1, np.round(base * portable.exp(noise * portable.standard_normal(rng, size)))).astype(int)
 

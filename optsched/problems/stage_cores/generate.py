@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core import portable
 from optsched.core.rng import make_rng
 
 from .instance import StageCoresInstance
@@ -25,7 +26,7 @@ def generate(seed: int = 0, cores: int = 32, stages: int = 3, spread: float = 8.
         raise InvalidInstanceError("stage-cores", "stages", "must be >= 1", stages)
     rng = make_rng(seed, "stage-cores", "generate")
     names = STAGES[:stages] if stages <= len(STAGES) else STAGES + tuple(f"stage{i}" for i in range(3, stages))
-    rates = 1000.0 * np.exp(rng.uniform(-np.log(spread) / 2, np.log(spread) / 2, size=stages))
+    rates = 1000.0 * portable.exp(rng.uniform(-portable.log(spread) / 2, portable.log(spread) / 2, size=stages))
     return StageCoresInstance(stages=names, rate_per_core=tuple(float(round(r, 3)) for r in rates), cores=cores,
                               name=f"stages{stages}-c{cores}-s{seed}", provenance=f"optsched generator, seed {seed}")
 
