@@ -81,6 +81,7 @@ bench: $(STAMP)
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
 
 repro: $(STAMP)
+	@$(VENV)/bin/optsched data fetch --all || echo "make repro: the tables that need the real data will be skipped; fetch it with: $(VENV)/bin/optsched data fetch --all"
 	$(VENV)/bin/optsched repro $(if $(QUICK),--quick,) --jobs $(JOBS)
 
 instances: $(STAMP)
