@@ -1,7 +1,10 @@
-"""``learned``: a posted-price policy trained against a learned adversary [reconstruction].
+"""``learned``: a posted-price policy trained against adversaries [reconstruction; robust variant ours].
 
 The policy network and its training (:mod:`optsched.online.learned`, after Du, Huang & Wu,
-arXiv 2111.10285) are shared with ``online-packing``. This module holds the one-resource policies
+arXiv 2111.10285; trained with jax, deployed in numpy) are shared with ``online-packing``. The
+bundled one-resource policies are the robust variant (:func:`training_config`): fitted to the
+minimax LP's price curve, then per-round updates against the adversary network and the certified
+adversary (:mod:`optsched.online.certified`), no round feature, the best iterate kept. This module holds the one-resource policies
 used by the registered method: one per U/L in :data:`TRAINED_RATIOS`, stored as small JSON files in
 ``weights/`` that are produced *only* by :func:`regenerate` (seeded; run
 ``python -m optsched.problems.online_knapsack.learned`` to rewrite them; a slow test checks that
@@ -10,8 +13,9 @@ regeneration reproduces the stored files). Nothing is downloaded.
 An instance with another U/L uses the policy trained for the nearest ratio (in log scale), applied
 on the instance's own log-price scale ``L (U / L)^u``; the result's stats name the policy used.
 
-Guarantee: none (empirical). Its worst case found by :mod:`optsched.online.adversary` is reported
-in ``docs/online.md`` and by ``paper_repro/t15_learned_online.py``.
+Guarantee: none (empirical). Its worst case found by the certified adversary (and by the search
+and learned adversaries) is reported in ``docs/online_packing.md`` and by
+``paper_repro/t15_learned_online.py``.
 """
 
 from __future__ import annotations
@@ -107,7 +111,8 @@ def policy_from_options(lower: float, upper: float, options, problem: str = "onl
 def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     """Post the learned policy's price before each request [reconstruction; no guarantee].
 
-    The state is the utilization and the round; the deployed price is the expected level of the
+    The state is the utilization (and the round, for a policy trained with ``round_feature``); the
+    deployed price is the expected level of the
     policy network on the instance's log-price scale (see :mod:`optsched.online.learned`).
     Option ``weights``: a JSON file written by :meth:`PricingPolicy.save` (default: the bundled
     policy for the nearest U / L).
@@ -136,8 +141,9 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
 def register(problem) -> None:
     """Register ``learned`` on the online-knapsack problem (called once by the package)."""
     problem.method("learned", kind="online", fidelity="reconstruction",
-                   summary="posted price from a policy network trained against an adversary network "
-                           "(per-round update; Du-Huang-Wu 2022 reconstruction; empirical)",
+                   summary="posted price from a policy network trained against an adversary network and the "
+                           "certified adversary, from the minimax LP's price curve (per-round update; Du-Huang-Wu "
+                           "2022 reconstruction, robust variant ours; empirical)",
                    options={"weights": Option(str, "", "policy JSON (default: the bundled policy for the nearest U/L)")},
                    )(learned)
 
