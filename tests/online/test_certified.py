@@ -148,3 +148,15 @@ def test_black_box_method_is_attacked_through_bisection():
     ref = [r for r in direct["attacks"] if r["attack"] == "tracking"][0]
     # 40 halvings: the probed values differ from the exact prices by < 4^(2^-40)
     assert tr.ratio == pytest.approx(ref["ratio"], rel=1e-9)
+
+
+def test_a_weaker_attack_would_fail_the_property():
+    # the property tests above can fail: stopping the staircase at its last step instead of the worst
+    # one (a weaker adversary) gives threshold a ratio below rho_K, and a coarser grid gives a ratio
+    # below the fine grid's rho_K -- each would trip ``found >= rho_K``
+    run = runner("threshold", 1.0, 16.0)
+    r = staircase_attack(run, 1.0, 16.0, grid=3, copies=16)
+    last = r.profile[-1]
+    assert last < grid_lp_ratio(1.0, 16.0, 3) <= r.ratio
+    coarse = staircase_attack(run, 1.0, 16.0, grid=3, copies=16)
+    assert coarse.ratio < grid_lp_ratio(1.0, 16.0, 200)
