@@ -51,7 +51,7 @@ n <= ``max_requests`` requests (a bisection probe costs O(log(1 / tol)) runs).
 
 Example
 -------
->>> run = lambda values, demands: np.ones(len(values), bool)          # greedy: accepts everything
+>>> run = lambda values, demands: np.arange(len(values)) < 4     # greedy: the first 4 fill the resource
 >>> r = staircase_attack(run, 1.0, 16.0, grid=9, copies=4)
 >>> round(r.ratio, 6), r.stop_step, r.certified
 (16.0, 9, True)
