@@ -420,7 +420,14 @@ def fit_lp_curve(config: TrainConfig, weights: list[np.ndarray], steps: int | No
     target = lp_levels(zs, c.lower, c.upper, shift=c.init_shift, floor=level_grid(c.levels, c.top_level)[0])
     rounds = (0, c.horizon // 2, c.horizon) if c.round_feature else (0,)
     feats = np.concatenate([_features(c, zs[:, None], t) for t in rounds])[:, 0, :]    # (N, 3)
-    target = np.tile(target, len(rounds))
+    if c.resources > 1:
+        # the price of resource i should follow z_i whatever the other resources hold: the mean
+        # utilization feature spans its range, (z_i + 0 (m-1)) / m .. (z_i + (m-1)) / m
+        shares = np.linspace(0.0, 1.0, 5)
+        feats = np.concatenate([np.stack([feats[:, 0], feats[:, 1], (feats[:, 0] + (c.resources - 1) * w)
+                                          / c.resources], axis=1) for w in shares])
+        target = np.tile(target, len(shares))
+    target = np.tile(target, len(feats) // len(target))
     grid = level_grid(c.levels, c.top_level)
 
     def loss(ws):
