@@ -72,3 +72,29 @@ def test_online_methods_are_feasible_and_not_above_opt():
     for method in ("threshold", "learned", "greedy", "fixed-price"):
         r = optsched.solve(inst, method)
         assert r.status == "feasible" and r.objective <= opt * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("method", ["threshold", "learned", "fixed-price", "greedy"])
+@pytest.mark.parametrize("ratio", [4.0, 16.0, 64.0])
+def test_certified_adversary_reaches_the_lp_on_one_resource_streams(method, ratio):
+    # one-resource streams are online-packing inputs: the staircase's certificate (>= rho_K, the minimax
+    # LP's ratio on the grid) holds for every online packing method, with m = 2 and the demand on resource 1
+    from optsched.problems.online_packing.certified import certify
+
+    rep = certify(method, 2, 1.0, ratio, grids=(8, 20), copies=(8,), tracking=(method == "threshold"),
+                  resource=1, milp_max=200)
+    assert rep["certified"] and rep["found"] >= rep["lp_ratio"] * (1 - 1e-9)
+    assert all(row["agrees"] for row in rep["attacks"])
+
+
+@pytest.mark.parametrize("resources", [2, 3])
+def test_bundled_learned_policy_is_near_the_lp_on_one_resource_streams(resources):
+    # the bundled (robust) packing policy never leaves ALG = 0 on the certified streams and stays within
+    # 10% of the LP there (K = 30, demand 1/64: not its training or selection inputs); the first,
+    # plain-reconstruction policy found 5.8-6.4 here (1.5-1.7 x the LP)
+    from optsched.problems.online_packing.certified import certify
+
+    rep = certify("learned", resources, 1.0, 16.0, grids=(30,), copies=(64,), tracking=False,
+                  resource=resources - 1, milp_max=0)
+    assert rep["zero_alg"] == 0 and rep["certified"]
+    assert rep["found"] <= 1.10 * rep["lp_ratio"], rep["found"] / rep["lp_ratio"]

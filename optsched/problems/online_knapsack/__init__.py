@@ -4,7 +4,10 @@ Requests with demand in (0, eps] and unit value in [L, U] arrive one at a time; 
 algorithm serves a request iff its value reaches the price and it fits. Methods: ``threshold``
 (online, finite-eps guarantee proven in ``docs/online.md#threshold``), ``fixed-price`` and
 ``greedy`` (online baselines), ``milp`` (exact hindsight knapsack), ``lp`` (bound), ``brute``
-(exact, tests). :mod:`.adversary` adapts the problem to :mod:`optsched.online.adversary`.
+(exact, tests), ``learned`` (:mod:`.learned`). :mod:`.adversary` adapts the problem to
+:mod:`optsched.online.adversary`; :mod:`.certified` runs the certified adversary
+(:mod:`optsched.online.certified`: found ratio >= the minimax LP's, :mod:`.minimax`, for every online
+method); :mod:`.average` gives average-case ratios on random and trace-derived streams.
 """
 
 from __future__ import annotations

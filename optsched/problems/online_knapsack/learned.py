@@ -1,7 +1,10 @@
-"""``learned``: a posted-price policy trained against a learned adversary [reconstruction].
+"""``learned``: a posted-price policy trained against adversaries [reconstruction; robust variant ours].
 
 The policy network and its training (:mod:`optsched.online.learned`, after Du, Huang & Wu,
-arXiv 2111.10285) are shared with ``online-packing``. This module holds the one-resource policies
+arXiv 2111.10285; trained with jax, deployed in numpy) are shared with ``online-packing``. The
+bundled one-resource policies are the robust variant (:func:`training_config`): fitted to the
+minimax LP's price curve, then per-round updates against the adversary network and the certified
+adversary (:mod:`optsched.online.certified`), no round feature, the best iterate kept. This module holds the one-resource policies
 used by the registered method: one per U/L in :data:`TRAINED_RATIOS`, stored as small JSON files in
 ``weights/`` that are produced *only* by :func:`regenerate` (seeded; run
 ``python -m optsched.problems.online_knapsack.learned`` to rewrite them; a slow test checks that
@@ -10,8 +13,9 @@ regeneration reproduces the stored files). Nothing is downloaded.
 An instance with another U/L uses the policy trained for the nearest ratio (in log scale), applied
 on the instance's own log-price scale ``L (U / L)^u``; the result's stats name the policy used.
 
-Guarantee: none (empirical). Its worst case found by :mod:`optsched.online.adversary` is reported
-in ``docs/online.md`` and by ``paper_repro/t15_learned_online.py``.
+Guarantee: none (empirical). Its worst case found by the certified adversary (and by the search
+and learned adversaries) is reported in ``docs/online_packing.md`` and by
+``paper_repro/t15_learned_online.py``.
 """
 
 from __future__ import annotations
@@ -37,12 +41,20 @@ TRAINED_RATIOS = (4, 16, 64)
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 #: the training seed of the bundled policies
 SEED = 0
+#: per-round updates of the bundled policies
+ITERATIONS = 30
 
 
-def training_config(ratio: float, *, seed: int = SEED, iterations: int = 300) -> TrainConfig:
-    """The configuration of the bundled one-resource policy for ``U / L = ratio`` (L = 1)."""
-    return TrainConfig(resources=1, lower=1.0, upper=float(ratio), eps=0.1, horizon=20, levels=13, batch=12,
-                       archive=12, iterations=iterations, seed=seed)
+def training_config(ratio: float, *, seed: int = SEED, iterations: int = ITERATIONS) -> TrainConfig:
+    """The configuration of the bundled one-resource policy for ``U / L = ratio`` (L = 1): the robust
+    variant of :mod:`optsched.online.learned` [ours]: fitted to the minimax LP's price curve, then
+    per-round updates against the adversary network and the certified adversary's streams
+    (8-value staircase and tracking stream, demands 1/16), no round feature, the iterate with the
+    smallest certified ratio on a 50-value staircase with demands 1/32 kept."""
+    return TrainConfig(resources=1, lower=1.0, upper=float(ratio), eps=1 / 16, horizon=24, levels=13, batch=12,
+                       archive=12, iterations=iterations, seed=seed, policy_lr=3e-4, round_feature=False,
+                       init="lp", certified=True, certified_grid=8, certified_copies=16, select="best",
+                       top_level=True, select_grid=50, select_copies=32)
 
 
 def weights_path(ratio: float) -> Path:
@@ -58,8 +70,9 @@ def regenerate(ratios=TRAINED_RATIOS, *, seed: int = SEED, directory: Path | Non
         policy, log = train_pricing(training_config(ratio, seed=seed), log_every=50 if progress else 0,
                                     progress=progress)
         policy.save(directory / weights_path(ratio).name,
-                    extra={"seconds": round(log.seconds, 1), "final_archive_worst": log.archive_worst[-1],
-                           "generated_by": "optsched.problems.online_knapsack.learned.regenerate"})
+                    extra={"final_archive_worst": log.archive_worst[-1], "selected_iteration": log.selected,
+                           "selection_score": min(log.select_score) if log.select_score else None,
+                           "generated_by": "optsched.problems.online_knapsack.learned.regenerate (jax)"})
         logs[ratio] = log
     bundled_policy.cache_clear()
     return logs
@@ -78,10 +91,28 @@ def nearest_ratio(lower: float, upper: float) -> int:
     return min(TRAINED_RATIOS, key=lambda k: (abs(math.log(k) - math.log(r)), k))
 
 
+def policy_from_options(lower: float, upper: float, options, problem: str = "online-knapsack"):
+    """The policy the method uses: the option ``weights`` (a JSON file) or the bundled one for the
+    nearest U / L; returns ``(policy, name)``."""
+    path = (options or {}).get("weights") or ""
+    if path:
+        try:
+            policy = PricingPolicy.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InvalidInstanceError(problem, "option weights", f"cannot load a policy: {exc}", path) from None
+        if policy.config.resources != 1:
+            raise InvalidInstanceError(problem, "option weights", "the policy is for "
+                                       f"{policy.config.resources} resources, online-knapsack has 1", path)
+        return policy, str(path)
+    ratio = nearest_ratio(lower, upper)
+    return bundled_policy(ratio), f"bundled U/L = {ratio}"
+
+
 def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     """Post the learned policy's price before each request [reconstruction; no guarantee].
 
-    The state is the utilization and the round; the deployed price is the expected level of the
+    The state is the utilization (and the round, for a policy trained with ``round_feature``); the
+    deployed price is the expected level of the
     policy network on the instance's log-price scale (see :mod:`optsched.online.learned`).
     Option ``weights``: a JSON file written by :meth:`PricingPolicy.save` (default: the bundled
     policy for the nearest U / L).
@@ -94,19 +125,7 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     >>> r.status, r.stats["policy"]
     ('feasible', 'bundled U/L = 16')
     """
-    path = ctx.options.get("weights") or ""
-    if path:
-        try:
-            policy = PricingPolicy.load(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InvalidInstanceError(instance.problem, "option weights", f"cannot load a policy: {exc}", path) from None
-        if policy.config.resources != 1:
-            raise InvalidInstanceError(instance.problem, "option weights", "the policy is for "
-                                       f"{policy.config.resources} resources, online-knapsack has 1", path)
-        name = str(path)
-    else:
-        ratio = nearest_ratio(instance.lower, instance.upper)
-        policy, name = bundled_policy(ratio), f"bundled U/L = {ratio}"
+    policy, name = policy_from_options(instance.lower, instance.upper, ctx.options, problem=instance.problem)
     counter = iter(range(instance.num_requests + 1))
 
     def price(z: float) -> float:
@@ -122,8 +141,9 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
 def register(problem) -> None:
     """Register ``learned`` on the online-knapsack problem (called once by the package)."""
     problem.method("learned", kind="online", fidelity="reconstruction",
-                   summary="posted price from a policy network trained against an adversary network "
-                           "(per-round update; Du-Huang-Wu 2022 reconstruction; empirical)",
+                   summary="posted price from a policy network trained against an adversary network and the "
+                           "certified adversary, from the minimax LP's price curve (per-round update; Du-Huang-Wu "
+                           "2022 reconstruction, robust variant ours; empirical)",
                    options={"weights": Option(str, "", "policy JSON (default: the bundled policy for the nearest U/L)")},
                    )(learned)
 

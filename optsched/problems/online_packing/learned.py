@@ -1,9 +1,11 @@
 """The multi-resource learned pricing policy of ``online-packing`` [reconstruction].
 
 The shared network of :mod:`optsched.online.learned` maps one resource's state
-``(z_i, round, mean utilization)`` to its price level, so one trained policy prices any number of
-resources. The bundled policy (``weights/pricing-2r-U16.json``) is trained with m = 2 resources,
-U / L = 16, eps = 0.1 on 20-request streams; it is written only by :func:`regenerate` (seeded;
+``(z_i, round, mean utilization)`` to its price level (the round feature is off in the bundled
+policy), so one trained policy prices any number of resources. The bundled policy
+(``weights/pricing-2r-U16.json``) is the robust variant (:func:`training_config`) trained with m = 2
+resources, U / L = 16, eps = 0.1 on 20-request adversary streams plus the certified adversary's
+one-resource streams; it is written only by :func:`regenerate` (seeded, jax;
 ``python -m optsched.problems.online_packing.learned``). On other instances its levels are applied
 on the instance's own scale ``L (U / L)^u``; the result's stats say so.
 
@@ -31,10 +33,15 @@ WEIGHTS_PATH = Path(__file__).with_name("weights") / "pricing-2r-U16.json"
 SEED = 0
 
 
-def training_config(*, seed: int = SEED, iterations: int = 300, resources: int = 2, ratio: float = 16.0) -> TrainConfig:
-    """The configuration of the bundled multi-resource policy."""
+def training_config(*, seed: int = SEED, iterations: int = 10, resources: int = 2, ratio: float = 16.0) -> TrainConfig:
+    """The configuration of the bundled multi-resource policy: the robust variant of
+    :mod:`optsched.online.learned` [ours] (LP price curve start, certified one-resource streams in
+    every batch, no round feature, best iterate kept), with m = 2 and demands up to 0.1 in the
+    adversary network's streams."""
     return TrainConfig(resources=resources, lower=1.0, upper=float(ratio), eps=0.1, horizon=20, levels=13, batch=12,
-                       archive=12, iterations=iterations, seed=seed)
+                       archive=12, iterations=iterations, seed=seed, policy_lr=3e-4, round_feature=False, init="lp",
+                       certified=True, certified_grid=10, certified_copies=16, select="best", top_level=True,
+                       select_grid=50, select_copies=48)
 
 
 def regenerate(*, seed: int = SEED, path: Path | None = None, progress=None):
@@ -42,8 +49,8 @@ def regenerate(*, seed: int = SEED, path: Path | None = None, progress=None):
     path = Path(path) if path else WEIGHTS_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     policy, log = train_pricing(training_config(seed=seed), log_every=50 if progress else 0, progress=progress)
-    policy.save(path, extra={"seconds": round(log.seconds, 1), "final_archive_worst": log.archive_worst[-1],
-                             "generated_by": "optsched.problems.online_packing.learned.regenerate"})
+    policy.save(path, extra={"final_archive_worst": log.archive_worst[-1], "selected_iteration": log.selected,
+                             "generated_by": "optsched.problems.online_packing.learned.regenerate (jax)"})
     bundled_policy.cache_clear()
     return log
 
