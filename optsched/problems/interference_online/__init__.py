@@ -11,9 +11,9 @@ interference-adjusted rate on the shared simulator, and a policy places them. Me
 from __future__ import annotations
 
 from . import methods  # noqa: F401  (registers the methods)
-from .generate import PRESETS, compress, generate, load_gavel_online, tiny_instances
+from .generate import PRESETS, compress, generate, load_gavel_online, load_gavel_window, tiny_instances
 from .instance import OnlineInstance, OnlineJob, check
 from .problem import PROBLEM
 
-__all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "compress",
+__all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "load_gavel_window", "compress",
            "tiny_instances", "PRESETS"]
