@@ -19,7 +19,7 @@ from optsched.problems.interference_online.policies import simulate
 
 from tests.conftest import require_data
 
-SEEDS = range(1)
+SEEDS = range(5)
 
 
 def _rack_stream(seed, load=1.0, table=None):

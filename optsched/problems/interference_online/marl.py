@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -184,6 +185,7 @@ class MarlPolicy(InterferencePolicy):
         self.sample, self.rng, self.record = sample, rng, record or sample
         self.trace: list[dict] = []
         self.decisions = 0
+        self.decide_seconds = 0.0   # wall time inside choose(): features, encoder, scoring
         beta = np.asarray(instance.beta, float)
         self.beta = beta
         forb = np.asarray(instance.forbidden, bool)
@@ -193,6 +195,13 @@ class MarlPolicy(InterferencePolicy):
         self.rack_of = np.arange(instance.num_servers) // instance.servers_per_group
 
     def choose(self, sim, waiting, now):
+        t0 = time.perf_counter()
+        try:
+            return self._choose(sim, waiting, now)
+        finally:
+            self.decide_seconds += time.perf_counter() - t0
+
+    def _choose(self, sim, waiting, now):
         st = _State(self, sim)
         window = list(waiting[:WINDOW])
         out = []
