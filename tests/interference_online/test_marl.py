@@ -133,3 +133,17 @@ def test_short_training_is_deterministic_and_moves_the_weights():
     assert a["history"] == b["history"]
     assert all(np.array_equal(a[k], b[k]) for k in PARAM_SHAPES)
     assert not np.allclose(a["W1"], init_params(3)["W1"])
+
+
+def test_missing_or_malformed_weights_are_typed_errors(tmp_path):
+    from optsched.core.errors import InvalidInstanceError
+
+    inst = generate(1, jobs=5, servers=2, gpus_per_server=2)
+    with pytest.raises(InvalidInstanceError) as e:
+        optsched.solve(inst, "marl", options={"weights_seed": 99})
+    assert e.value.field == "weights_seed"
+    bad = tmp_path / "w.json"
+    bad.write_text('{"Wg": [[1.0]]}')
+    with pytest.raises(InvalidInstanceError) as e:
+        optsched.solve(inst, "marl", options={"weights": str(bad)})
+    assert e.value.field == "weights" and "Wg" in e.value.rule

@@ -77,7 +77,7 @@ def marl(instance, ctx) -> Outcome:
 
     o = ctx.options
     path = o["weights"] or default_weights_path(o["weights_seed"])
-    weights = load_weights(path)
+    weights = load_weights(path, field="weights" if o["weights"] else "weights_seed")
     pol = MarlPolicy(instance, weights)
     t0 = time.perf_counter()
     out = run_policy(instance, pol, lambda: dict(weights=str(o["weights"] or path.name), agents=pol.agents,
