@@ -3,8 +3,9 @@
 The whole Philly-derived trace 7f04ca (972 jobs) at offered load 0.9 on 128 servers x 8 GPUs in
 32 racks (32 agents): one run of ``marl`` (numpy inference from the committed weights); seconds
 per decision = the policy's own time (state, features, encoder, scoring) over its decisions
-(``stats.seconds_per_decision``; the whole run per decision is ``run_seconds_per_decision``). Reference measured in the same run: one run of ``least-interference`` on
-the same stream, per job placed. No wall-time assertion.
+(``stats.seconds_per_decision``; the whole run per decision is ``run_seconds_per_decision``).
+Reference measured in the same run: one run of ``least-interference`` on the same stream, per
+job placed. No wall-time assertion.
 """
 
 from __future__ import annotations

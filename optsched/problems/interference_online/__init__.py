@@ -3,9 +3,11 @@
 The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; spec
 ``wave2.md`` section 4): jobs of a Philly-derived Gavel trace arrive, run at their
 interference-adjusted rate on the shared simulator, and a policy places them. Methods:
-``fifo-pack`` (baseline), ``least-interference``, ``milp-per-event`` (rolling MILP), ``marl``
-(learned multi-agent policy, reconstruction) and ``lb`` (bound). See
-``docs/interference_placement.md``.
+``fifo-pack`` (baseline), ``least-interference`` (default), ``tiresias-las`` and ``gandiva-pack``
+(practitioners' baselines, adapted), ``sjf-least-interference`` (duration-aware reference),
+``milp-per-event`` (rolling MILP), ``marl`` (learned multi-agent scheduler over a hierarchical
+GPU -> server -> rack encoder, reconstruction; numpy inference, jax training) and ``lb`` (bound).
+See ``docs/interference_placement.md``.
 """
 
 from __future__ import annotations
