@@ -53,7 +53,7 @@ def test_inference_needs_no_jax():
 
 
 def test_trained_policy_beats_an_untrained_one():
-    # a fixed generated stream (seed far from the training streams' seeds 0 .. 100002 + iterations)
+    # a fixed generated stream (seed far from the training streams' seeds, seed * 100003 + iteration <= 400131)
     # over Gavel's table, offered load 1.1 on 64 GPUs; the untrained policy is the training's own
     # starting point (init_params(seed)). Margin: the trained policy must be at least 10% better
     # on each of the five seeds' weights -- a clear gain, not noise.
