@@ -3,17 +3,19 @@
 The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; spec
 ``wave2.md`` section 4): jobs of a Philly-derived Gavel trace arrive, run at their
 interference-adjusted rate on the shared simulator, and a policy places them. Methods:
-``fifo-pack`` (baseline), ``least-interference``, ``milp-per-event`` (rolling MILP), ``marl``
-(learned multi-agent policy, reconstruction) and ``lb`` (bound). See
-``docs/interference_placement.md``.
+``fifo-pack`` (baseline), ``least-interference`` (default), ``tiresias-las`` and ``gandiva-pack``
+(practitioners' baselines, adapted), ``sjf-least-interference`` (duration-aware reference),
+``milp-per-event`` (rolling MILP), ``marl`` (learned multi-agent scheduler over a hierarchical
+GPU -> server -> rack encoder, reconstruction; numpy inference, jax training) and ``lb`` (bound).
+See ``docs/interference_placement.md``.
 """
 
 from __future__ import annotations
 
 from . import methods  # noqa: F401  (registers the methods)
-from .generate import PRESETS, compress, generate, load_gavel_online, tiny_instances
+from .generate import PRESETS, compress, generate, load_gavel_online, load_gavel_window, tiny_instances
 from .instance import OnlineInstance, OnlineJob, check
 from .problem import PROBLEM
 
-__all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "compress",
+__all__ = ["PROBLEM", "OnlineInstance", "OnlineJob", "check", "generate", "load_gavel_online", "load_gavel_window", "compress",
            "tiny_instances", "PRESETS"]

@@ -16,10 +16,12 @@ import numpy as np
 
 from optsched.core.registry import Outcome
 
-from .marl import MarlPolicy, load_weights, train
+from .baselines import GandivaPack, SjfLeastInterference, TiresiasLas
+from .marl import MarlPolicy, default_weights_path, load_weights
 from .policies import FifoPack, LeastInterference, MilpPerEvent, simulate, to_solution
 
-__all__ = ["fifo_pack", "least_interference", "milp_per_event", "marl", "lower_bound", "run_policy"]
+__all__ = ["fifo_pack", "least_interference", "milp_per_event", "marl", "lower_bound", "run_policy",
+           "tiresias_las", "gandiva_pack", "sjf_least_interference"]
 
 
 def run_policy(instance, policy, stats=lambda: {}) -> Outcome:
@@ -54,17 +56,36 @@ def milp_per_event(instance, ctx) -> Outcome:
     return out
 
 
+def tiresias_las(instance, ctx) -> Outcome:
+    """Smallest GPU demand first (2D-LAS at zero attained service), consolidated placement."""
+    return run_policy(instance, TiresiasLas(instance))
+
+
+def gandiva_pack(instance, ctx) -> Outcome:
+    """FIFO with backfilling, packing only where the measured pair progress is profitable."""
+    return run_policy(instance, GandivaPack(instance))
+
+
+def sjf_least_interference(instance, ctx) -> Outcome:
+    """Shortest isolated run time first, least-interference placement (a duration-aware reference)."""
+    return run_policy(instance, SjfLeastInterference(instance))
+
+
 def marl(instance, ctx) -> Outcome:
-    """The learned multi-agent policy: committed weights, or ``train_iterations`` > 0 on the fly."""
+    """The learned multi-agent scheduler from stored weights (numpy inference; no jax needed)."""
+    import time
+
     o = ctx.options
-    if o["train_iterations"] > 0:
-        weights = train(seed=ctx.seed, iterations=o["train_iterations"], rollouts=4)
-        source = f"trained now (seed {ctx.seed}, {o['train_iterations']} iterations, synthetic table)"
-    else:
-        weights = load_weights(o["weights"]) if o["weights"] else load_weights()
-        source = o["weights"] or "committed marl_weights.json"
+    path = o["weights"] or default_weights_path(o["weights_seed"])
+    weights = load_weights(path, field="weights" if o["weights"] else "weights_seed")
     pol = MarlPolicy(instance, weights)
-    return run_policy(instance, pol, lambda: dict(weights=source, agents=pol.agents, decisions=pol.decisions))
+    t0 = time.perf_counter()
+    out = run_policy(instance, pol, lambda: dict(weights=str(o["weights"] or path.name), agents=pol.agents,
+                                                 decisions=pol.decisions))
+    # the policy's own time per decision (features, encoder, scoring), and the whole run's per decision
+    out.stats["seconds_per_decision"] = pol.decide_seconds / max(1, pol.decisions)
+    out.stats["run_seconds_per_decision"] = (time.perf_counter() - t0) / max(1, pol.decisions)
+    return out
 
 
 def lower_bound(instance, ctx) -> Outcome:

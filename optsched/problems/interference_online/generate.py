@@ -8,6 +8,7 @@ cluster), isolated run times log-uniform in [10 min, 10 h], job types uniform ov
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +22,18 @@ from optsched.workloads.traces import load_gavel_trace
 
 from .instance import OnlineInstance, OnlineJob
 
-__all__ = ["generate", "PRESETS", "tiny_instances", "load_gavel_online", "synthetic_table", "gavel_table",
+__all__ = ["generate", "PRESETS", "tiny_instances", "load_gavel_online", "load_gavel_window", "synthetic_table", "gavel_table",
            "compress"]
 
 PRESETS: dict[str, dict] = {
     "tiny": {"jobs": 5, "servers": 2, "gpus_per_server": 2, "servers_per_group": 1, "types": 3},
     "small": {"jobs": 40, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6},
     "train": {"jobs": 60, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6, "load": 1.0},
+    # the learned scheduler's training streams [ours]: 8-GPU servers in racks of 4, demands up to
+    # 32 GPUs, isolated run times from 10 minutes to 10 days (log-uniform)
+    "train-rack": {"jobs": 80, "servers": 8, "gpus_per_server": 8, "servers_per_group": 4, "load": 0.9,
+                   "sizes": (1, 2, 4, 8, 16, 32), "size_probs": (0.4, 0.1, 0.15, 0.25, 0.05, 0.05),
+                   "runtime": (600.0, 864000.0)},
     "train-short": {"jobs": 30, "servers": 8, "gpus_per_server": 4, "servers_per_group": 2, "types": 6, "load": 1.2},
 }
 
@@ -53,17 +59,27 @@ def gavel_table(interference_scale: float = 1.0, throughputs=None):
 
 def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int = 4, servers_per_group: int = 2,
              types: int = 6, load: float = 0.8, spread_penalty: float = 0.2, forbid: float = 0.1,
-             table: tuple | None = None) -> OnlineInstance:
-    """A synthetic stream; ``table = (names, beta, forbidden)`` overrides the synthetic table."""
+             table: tuple | None = None, sizes: tuple = (1, 2, 4, 8), size_probs: tuple = (0.6, 0.2, 0.15, 0.05),
+             runtime: tuple = (600.0, 36000.0)) -> OnlineInstance:
+    """A synthetic stream; ``table = (names, beta, forbidden)`` overrides the synthetic table.
+
+    ``sizes``/``size_probs``: the GPU demands and their probabilities (sizes above the cluster are
+    dropped from the law and the rest renormalized); ``runtime = (lo, hi)``: isolated seconds,
+    log-uniform.
+    """
+    if len(sizes) != len(size_probs) or not sizes:
+        raise InvalidInstanceError("interference-online", "size_probs", "needs one probability per size", size_probs)
+    if not 0 < runtime[0] <= runtime[1]:
+        raise InvalidInstanceError("interference-online", "runtime", "needs 0 < lo <= hi", runtime)
     rng = make_rng(seed, "interference-online")
     names, beta, forb = table[:3] if table is not None else synthetic_table(rng, types, forbid)
     total = servers * gpus_per_server
-    sizes = np.array([1, 2, 4, 8])
-    probs = np.array([0.6, 0.2, 0.15, 0.05])
+    sizes = np.array(sizes)
+    probs = np.array(size_probs, float)
     keep = sizes <= total
     sizes, probs = sizes[keep], probs[keep] / probs[keep].sum()
     gpus = rng.choice(sizes, size=jobs, p=probs)
-    runtime = portable.exp(rng.uniform(portable.log(600.0), portable.log(36000.0), size=jobs))
+    runtime = portable.exp(rng.uniform(portable.log(float(runtime[0])), portable.log(float(runtime[1])), size=jobs))
     mean_gpu_s = float(np.sum(sizes * probs)) * float(np.mean(runtime))
     rate = load * total / mean_gpu_s
     arrivals = np.cumsum(portable.exponential(rng, 1 / rate, size=jobs))
@@ -117,6 +133,39 @@ def load_gavel_online(path, index: int = 0, servers: int = 16, gpus_per_server: 
                           name=f"gavel-{stem}" + (f"-x{arrival_scale:g}" if arrival_scale != 1 else ""),
                           provenance=f"{Path(path).name} (first {len(js)} jobs by arrival), arrivals x {arrival_scale:g}; "
                                      f"{GAVEL_THROUGHPUTS} v100 x {interference_scale:g}")
+
+
+def load_gavel_window(path, part: int = 0, parts: int = 1, servers: int = 8, gpus_per_server: int = 8,
+                      servers_per_group: int = 4, load: float = 0.9, spread_penalty: float = 0.2,
+                      throughputs=None) -> OnlineInstance:
+    """Part ``part`` of ``parts`` consecutive windows of a Gavel trace (by arrival), its arrivals
+    shifted to start at 0 and scaled so that the offered load -- ``sum_j g_j R_j tau_j`` over
+    (last arrival x GPUs) -- is ``load`` on ``servers x gpus_per_server`` GPUs [ours: the
+    held-out evaluation streams of the learned scheduler at every cluster size]."""
+    if not (isinstance(parts, int) and parts >= 1):
+        raise InvalidInstanceError("interference-online", "parts", "must be an integer >= 1", parts)
+    if not (isinstance(part, int) and 0 <= part < parts):
+        raise InvalidInstanceError("interference-online", "part", f"must be in 0..{parts - 1}", part)
+    if not (math.isfinite(load) and load > 0):
+        raise InvalidInstanceError("interference-online", "load", "must be finite and > 0", load)
+    full = load_gavel_online(path, servers=servers, gpus_per_server=gpus_per_server,
+                             servers_per_group=servers_per_group, spread_penalty=spread_penalty,
+                             throughputs=throughputs)
+    n = full.num_jobs
+    lo, hi = part * n // parts, (part + 1) * n // parts
+    jobs = full.jobs[lo:hi]
+    if len(jobs) < 2 or jobs[-1].arrival <= jobs[0].arrival:
+        raise InvalidInstanceError("interference-online", "parts", "a window needs two distinct arrivals", parts)
+    from dataclasses import replace
+
+    t0, span = jobs[0].arrival, jobs[-1].arrival - jobs[0].arrival
+    offered = sum(j.gpus * j.isolated_time for j in jobs) / (span * servers * gpus_per_server)
+    factor = offered / load
+    js = tuple(replace(j, id=k, arrival=(j.arrival - t0) * factor) for k, j in enumerate(jobs))
+    stem = Path(path).stem
+    return replace(full, jobs=js, name=f"gavel-{stem}-{part}of{parts}-{servers * gpus_per_server}gpu-load{load:g}",
+                   provenance=f"{full.provenance}; jobs {lo}..{hi - 1}, arrivals shifted to 0 and x {factor:.6g} "
+                              f"(offered load {load:g})")
 
 
 def _type_index(table, tj, where: str) -> int:

@@ -23,10 +23,21 @@ PROBLEM.method("milp-per-event", kind="online", fidelity="ours", uses_backend=Tr
                         "max_solves": Option(int, 0, "deterministic budget: MILP solves before falling back for "
                                                      "good (0: no limit)")},
                )(algorithms.milp_per_event)
+PROBLEM.method("tiresias-las", kind="baseline", fidelity="ours",
+               summary="Tiresias-like 2D-LAS without preemption: smallest GPU demand first, consolidated, backfill",
+               )(algorithms.tiresias_las)
+PROBLEM.method("gandiva-pack", kind="baseline", fidelity="ours",
+               summary="Gandiva-like migration-free packing: FIFO with backfill, co-locate only where the measured "
+                       "pair progress is profitable, same-size affinity",
+               )(algorithms.gandiva_pack)
+PROBLEM.method("sjf-least-interference", kind="online", fidelity="ours",
+               summary="shortest isolated run time first, least-interference placement (duration-aware reference)",
+               )(algorithms.sjf_least_interference)
 PROBLEM.method("marl", kind="online", fidelity="reconstruction",
-               summary="one MLP agent per server group, joint softmax over candidate placements, REINFORCE-trained",
-               options={"weights": Option(str, "", "weights JSON (empty: the committed marl_weights.json)"),
-                        "train_iterations": Option(int, 0, "> 0: train now on synthetic streams (seed = --seed)")},
+               summary="one agent per rack over a hierarchical GPU->server->rack encoder, shared critic, "
+                       "actor-critic-trained in jax; numpy inference from stored weights",
+               options={"weights": Option(str, "", "weights JSON (empty: the committed weights of weights_seed)"),
+                        "weights_seed": Option(int, 0, "which committed training seed's weights (0..4)")},
                )(algorithms.marl)
 PROBLEM.method("lb", kind="bound", fidelity="ours",
                summary="mean isolated run time at the fewest servers (no waiting, no interference)",

@@ -1,32 +1,39 @@
-"""Regenerate the committed MARL weights: ``python -m optsched.problems.interference_online.train``.
+"""Regenerate the committed weights of the learned scheduler (needs jax, the ``learn`` extra)::
 
-The committed ``marl_weights.json`` is this script's output with its defaults (seed 0, 200
-iterations of 8 rollouts, Adam lr 0.05, 30-job generated streams at load 1.2 on 8 x 4 GPUs in
-groups of 2, Gavel's v100 table); about 5 minutes on one shared core.
+    python -m optsched.problems.interference_online.train --seed K      # K = 0..4
 
-Trains on generated streams over Gavel's measured v100 interference table when the data
-directory is available (``OPTSCHED_DATA_DIR``), else over a synthetic table; seeded; writes
-``marl_weights.json`` beside this file (or ``--out``).
+writes ``weights/marl-seedK.json`` beside this module (or ``--out``). The defaults are the
+committed weights' settings (:func:`.marl_train.train`: generated ``train-rack`` streams over
+Gavel's measured v100 interference table when the data directory is available, else a synthetic
+table; seeded). Training never sees a trace.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-from .marl import WEIGHTS_PATH, save_weights, train
+from .marl import default_weights_path, save_weights
+
+ITERATIONS, IMITATION, ROLLOUTS, LR = 120, 60, 6, 2e-3
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--iterations", type=int, default=200)
-    ap.add_argument("--rollouts", type=int, default=8)
-    ap.add_argument("--lr", type=float, default=0.05)
-    ap.add_argument("--preset", default="train-short", help="generator preset of the training streams")
-    ap.add_argument("--out", default=str(WEIGHTS_PATH))
+    ap.add_argument("--iterations", type=int, default=ITERATIONS)
+    ap.add_argument("--imitation", type=int, default=IMITATION, help="first iterations imitate the teacher")
+    ap.add_argument("--rollouts", type=int, default=ROLLOUTS)
+    ap.add_argument("--lr", type=float, default=LR)
+    ap.add_argument("--preset", default="train-rack", help="generator preset of the training streams")
+    ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
+    try:
+        from .marl_train import train
+        import jax  # noqa: F401
+    except ImportError as exc:
+        print(f"training needs jax (the learn extra): {exc}", file=sys.stderr)
+        return 2
     table = None
     try:
         from .generate import gavel_table
@@ -34,12 +41,14 @@ def main(argv=None) -> int:
         table = gavel_table()[:3]
     except Exception as exc:  # noqa: BLE001 - no data: train on a synthetic table, and say so
         print(f"training on a synthetic interference table ({exc})", file=sys.stderr)
-    t0 = time.perf_counter()
     w = train(args.seed, args.iterations, args.rollouts, lr=args.lr, table=table, preset=args.preset,
-              progress=lambda it, j: print(f"iteration {it}: mean JCT {j:.1f} s", file=sys.stderr))
+              imitation=args.imitation,
+              progress=lambda it, j, loss, s: print(f"iteration {it}: mean JCT / mean isolated {j:.3f} "
+                                                    f"({s:.0f} s)", file=sys.stderr))
     w["config"]["table"] = "gavel-v100" if table is not None else "synthetic"
-    save_weights(w, args.out)
-    print(f"wrote {args.out}", file=sys.stderr)
+    out = args.out or default_weights_path(args.seed)
+    save_weights(w, out)
+    print(f"wrote {out}", file=sys.stderr)
     return 0
 
 
