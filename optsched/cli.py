@@ -474,6 +474,12 @@ def cmd_plot(args) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args) -> int:
+    from .compare import cmd_compare as run  # the verb lives in its own module
+
+    return run(args)
+
+
 def cmd_repro(args) -> int:
     from .repro.cli import run_repro
 
@@ -741,6 +747,9 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("instance", help="the instance file")
     s.add_argument("result", help="a result record written by solve -o")
     s.add_argument("-o", "--output", required=True, help="FILE.png, FILE.svg or FILE.pdf")
+    from .compare import add_compare_parser
+
+    add_compare_parser(sub)
     s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results",
                        description="Run the paper_repro experiments and write their tables; cells already "
                                    "computed (same code, settings and instance) are reused.")

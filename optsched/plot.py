@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import importlib
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -140,3 +141,13 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
     if path is not None:
         savefig(fig, path, style=style)
     return fig
+
+
+class _CallableModule(ModuleType):
+    """``optsched.plot(instance, result, path)`` is :func:`plot` (the module stays a module)."""
+
+    def __call__(self, instance, result, path=None, *, style=None):
+        return plot(instance, result, path, style=style)
+
+
+sys.modules[__name__].__class__ = _CallableModule

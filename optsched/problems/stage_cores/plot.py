@@ -17,18 +17,18 @@ def draw(instance, result):
     colours = [color_for(i) for i in x]
     fig, (left, right) = new_figure(1, 2, width=PAGE_IN, height=2.4)
     left.bar(x, cores, color="#4477aa", edgecolor="black", linewidth=0.3)
-    left.set_xticks(x)
-    left.set_xlabel("stage (index)")
+    left.set_xticks(x, list(instance.stages))
+    left.set_xlabel("stage (name)")
     left.set_ylabel("cores (count)")
     left.set_title(f"{result.method}: {int(cores.sum())} of {instance.cores} cores")
     right.bar(x, rates, color=colours, edgecolor="black", linewidth=0.3)
     right.axhline(rates.min(), color="black", linestyle="--", linewidth=0.8,
                   label=f"pipeline throughput {rates.min():.4g}")
-    right.set_xticks(x)
-    right.set_xlabel("stage (index)")
+    right.set_xticks(x, list(instance.stages))
+    right.set_xlabel("stage (name)")
     right.set_ylabel("throughput (items/s)")
     right.set_title("stage throughput (the slowest stage sets it)")
-    legend(right, [(f"stage {i}", c) for i, c in zip(x, colours)] + right.get_legend_handles_labels()[0],
+    legend(right, [(str(n), c) for n, c in zip(instance.stages, colours)] + right.get_legend_handles_labels()[0],
            loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.optsched = {"stages": int(cores.size), "throughput": float(rates.min())}
     return fig
