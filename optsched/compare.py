@@ -15,7 +15,8 @@ bound, gap, the reference's value and how it was obtained (``optimum`` when the 
 proven optimal, ``bound`` when it only bounds OPT, ``given`` for a value passed in), ratio (ALG/OPT
 for minimization, OPT/ALG for maximization: >= 1, 1 is optimal; to a bound it over-states the
 ratio), time (s), seed, backend, instance SHA-256. ``frame.plot()`` (or :func:`optsched.plot_ratios`)
-draws the ratios per method with confidence intervals.
+draws the ratios per method with confidence intervals; ``frame.result("greedy")`` is a run's
+:class:`Result` (to draw it with :func:`optsched.plot`).
 
 The command line's ``optsched compare PROBLEM FILES... --methods ... -o out.csv`` is
 :func:`main_compare` (CSV, or Parquet when pyarrow is installed).
@@ -29,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .core.errors import InvalidInstanceError
+from .core.errors import InvalidInstanceError, NotApplicable
 from .core.registry import get_problem
 from .core.result import Result
 from .core.solving import solve
@@ -61,11 +62,21 @@ def _frame_class():
             return getattr(pd.DataFrame(self._frame).plot, name)
 
     class CompareFrame(pd.DataFrame):
-        """A pandas DataFrame of :func:`compare` rows whose ``.plot()`` draws the ratios."""
+        """A pandas DataFrame of :func:`compare` rows whose ``.plot()`` draws the ratios;
+        ``results`` maps (instance id, method, seed) to each run's :class:`Result`."""
+
+        _metadata = ["results"]
 
         @property
         def _constructor(self):
             return CompareFrame
+
+        def result(self, method: str, instance: str | None = None, seed: int | None = None) -> Result:
+            """The :class:`Result` of ``method`` (on the first instance and seed unless named)."""
+            for (inst_id, meth, sd), res in (getattr(self, "results", None) or {}).items():
+                if meth == method and instance in (None, inst_id) and seed in (None, sd):
+                    return res
+            raise KeyError(f"no run of {method!r}" + (f" on {instance!r}" if instance else ""))
 
         @property
         def plot(self):  # noqa: D401
@@ -194,30 +205,42 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     close = lambda: None  # noqa: E731
     if progress is True:
         progress, close = _progress_display(total)
-    rows = []
+    rows, results = [], {}
     try:
         for inst_id, inst in pairs:
             solve_kw = {"time_limit": time_limit, "backend": backend, "seed": seeds[0]}
             ref_value, ref_kind, _ = _reference_value(problem, inst_id, inst, reference, solve_kw)
             for method in methods:
                 for seed in seeds:
-                    res = solve(inst, method, time_limit=time_limit, backend=backend, seed=seed,
-                                options=(options or {}).get(method))
+                    try:
+                        res = solve(inst, method, time_limit=time_limit, backend=backend, seed=seed,
+                                    options=(options or {}).get(method))
+                    except NotApplicable as exc:       # a row that says so; the other methods still run
+                        res, reason = None, str(exc)
                     ratio = None
-                    if ref_value is not None and res.objective is not None and res.solution is not None:
+                    if res is not None and ref_value is not None and res.objective is not None \
+                            and res.solution is not None:
                         ratio = problem.ratio(float(res.objective), ref_value)
-                    row = {"problem": problem.name, "instance": inst_id, "method": method, "status": res.status,
-                           "objective": res.objective, "bound": res.bound, "reference": ref_value,
-                           "reference_kind": ref_kind, "ratio": ratio, "time": res.wall_s, "seed": seed,
-                           "kind": problem.methods[method].kind, "gap": res.gap, "backend": res.backend,
-                           "instance_sha256": res.instance_sha256}
+                    row = {"problem": problem.name, "instance": inst_id, "method": method,
+                           "status": res.status if res is not None else "not_applicable",
+                           "objective": getattr(res, "objective", None), "bound": getattr(res, "bound", None),
+                           "reference": ref_value, "reference_kind": ref_kind, "ratio": ratio,
+                           "time": res.wall_s if res is not None else 0.0, "seed": seed,
+                           "kind": problem.methods[method].kind, "gap": getattr(res, "gap", None),
+                           "backend": getattr(res, "backend", None),
+                           "instance_sha256": getattr(res, "instance_sha256", None)}
+                    if res is None:
+                        row["reason"] = reason
                     rows.append(row)
+                    results[(inst_id, method, seed)] = res
                     done += 1
                     if callable(progress):
                         progress(done, total, row)
     finally:
         close()
-    frame = _frame_class()(rows, columns=list(COLUMNS))
+    columns = list(COLUMNS) + (["reason"] if any("reason" in r for r in rows) else [])
+    frame = _frame_class()(rows, columns=columns)
+    frame.results = results
     return frame
 
 

@@ -100,7 +100,14 @@ def style_context(extra: dict | None = None):
     import matplotlib
 
     with matplotlib.rc_context(current_style(extra)):
-        yield
+        try:
+            yield
+        finally:
+            interactive = matplotlib.is_interactive()
+    # a Jupyter kernel turns interactive mode on when the first figure picks the inline backend;
+    # if that happened inside the context, restoring rcParams must not undo it (later figures
+    # would no longer show)
+    matplotlib.interactive(interactive)
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, *, width: float | None = None, height: float | None = None,

@@ -43,6 +43,8 @@ def test_known_ratios_on_two_problems():
     assert by.loc["greedy", "reference"] == pytest.approx(10.0)
     assert by.loc["greedy", "ratio"] == pytest.approx(10.0 / 1.1)      # max problem: OPT / ALG
     assert by.loc["milp", "ratio"] == pytest.approx(1.0)
+    assert frame.result("greedy").solution == {"selected": [0]}
+    assert frame[frame["method"] == "greedy"].result("greedy").objective == pytest.approx(1.1)  # kept on slices
     assert set(frame["reference_kind"]) == {"optimum"}
     cores = optsched.compare(cores_case(), ["equal", "greedy"])         # default reference: milp
     by = cores.set_index("method")
@@ -101,6 +103,14 @@ def test_load_instance_reads_the_problem_from_the_file(tmp_path):
     optsched.solve(inst, "greedy").save(res)
     with pytest.raises(InvalidInstanceError, match="result record"):
         optsched.load_instance(res)
+
+
+def test_a_method_that_does_not_apply_gets_a_row_saying_why():
+    inst = optsched.generate("pipeline-schedule", seed=0, preset="hetero-small")
+    frame = optsched.compare(inst, ["gpipe", "1f1b"], reference=1.0)
+    gpipe = frame.set_index("method").loc["gpipe"]
+    assert gpipe["status"] == "not_applicable" and "in flight" in gpipe["reason"] and gpipe["ratio"] != gpipe["ratio"]
+    assert frame.set_index("method").loc["1f1b", "status"] == "feasible"
 
 
 def test_cli_compare_writes_csv_and_refuses_bad_output(tmp_path, capsys):
