@@ -1,0 +1,91 @@
+"""Generated pages of the optsched site, written when the build starts (``builder-inited``).
+
+* ``_generated/gallery.md``: every problem's picture, drawn now from the example its folder's
+  ``plot.py`` declares (``optsched.gallery``), with the command that draws it;
+* ``_generated/problems/<problem>.md``: one page per problem: title, objective, solution schema,
+  the methods (kind, fidelity, summary, guarantee), the figure, and a link to its documentation
+  page (``docs/<folder>.md``, else the page of ``docs/`` naming the problem most often);
+* ``_generated/problems/index.md``: the list.
+
+Nothing here names a problem: every page comes from the registry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+GENERATED = "_generated"
+
+
+def _doc_page(docs: Path, problem: str) -> str | None:
+    """The page of ``docs/`` that documents ``problem`` (its folder's name, else the page that
+    names it in backticks most often)."""
+    own = docs / f"{problem.replace('-', '_')}.md"
+    if own.is_file():
+        return own.stem
+    counts = {}
+    for page in sorted(docs.glob("*.md")):
+        counts[page.stem] = page.read_text().count(f"`{problem}`")
+    best = max(counts, key=lambda k: counts[k]) if counts else None
+    return best if best and counts[best] else None
+
+
+def _cell(text) -> str:
+    return str(text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def write_pages(app) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import optsched
+    from optsched.gallery import image_name, render_gallery
+    from optsched.plot import example
+
+    docs = Path(app.srcdir)
+    out = docs / GENERATED
+    (out / "problems").mkdir(parents=True, exist_ok=True)
+    img = out / "img"
+    render_gallery(img, formats=(".png",), dpi=90)
+    problems = optsched.list_problems()
+    gallery = ["# Gallery", "",
+               "Every problem's picture, drawn when this site was built, from the example its folder's "
+               "`plot.py` declares (`optsched plot PROBLEM INSTANCE RESULT -o FILE.pdf` draws any result; "
+               "`make figures` redraws `docs/img/`).", ""]
+    index = ["# Problems", "", "One page per registered problem (generated from the registry).", "",
+             "```{toctree}", ":maxdepth: 1", ""]
+    for name in sorted(problems):
+        p = problems[name]
+        ex = example(name)
+        cmd = (f"optsched generate {name} --preset {ex['preset']} --seed {ex['seed']} -o i.json && "
+               f"optsched solve {name} i.json --method {ex['method']} -o r.json && "
+               f"optsched plot {name} i.json r.json -o {image_name(name, '.pdf')}")
+        gallery += [f"## {name}", "", f"{p.title} ([page](problems/{name}.md))", "",
+                    f"![{name}](img/{image_name(name)})", "", "```text", cmd, "```", ""]
+        index.append(name)
+        page = _doc_page(docs, name)
+        lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
+                 f"**Solution**: `{_cell(p.solution_schema)}`", "",
+                 f"**Reference method**: `{p.reference_method}`" if p.reference_method else
+                 "**Reference method**: none", ""]
+        if page:
+            lines += [f"Formulation, assumptions and proofs: [{page}](../../{page}.md).", ""]
+        lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
+        for m in p.methods.values():
+            g = m.guarantee.statement if m.guarantee else ""
+            lines.append(f"| `{m.name}` | {m.kind} | {m.fidelity} | {_cell(m.summary)} | {_cell(g)} |")
+        lines += ["", "## Picture", "", f"![{name}](../img/{image_name(name)})", "",
+                  f"Drawn from preset `{ex['preset']}`, seed {ex['seed']}, method `{ex['method']}`:", "",
+                  "```text", cmd, "```", ""]
+        (out / "problems" / f"{name}.md").write_text("\n".join(lines))
+    index += ["```", ""]
+    (out / "problems" / "index.md").write_text("\n".join(index))
+    (out / "gallery.md").write_text("\n".join(gallery))
+
+
+def setup(app):
+    app.connect("builder-inited", write_pages)
+    return {"version": "1", "parallel_read_safe": True}
+
+
+__all__ = ["setup", "write_pages"]
