@@ -14,7 +14,7 @@ One row per (instance, method, seed): problem, instance id, method, kind, status
 bound, gap, the reference's value and how it was obtained (``optimum`` when the reference run was
 proven optimal, ``bound`` when it only bounds OPT, ``given`` for a value passed in), ratio (ALG/OPT
 for minimization, OPT/ALG for maximization: >= 1, 1 is optimal; to a bound it over-states the
-ratio), time (s), seed, backend, instance SHA-256. ``frame.plot()`` (or :func:`optsched.plot_ratios`)
+ratio), time (s), the time limit, seed, backend, instance SHA-256. ``frame.plot()`` (or :func:`optsched.plot_ratios`)
 draws the ratios per method with confidence intervals; ``frame.result("greedy")`` is a run's
 :class:`Result` (to draw it with :func:`optsched.plot`).
 
@@ -39,7 +39,7 @@ __all__ = ["compare", "CompareFrame", "COLUMNS", "add_compare_parser", "cmd_comp
 
 #: the columns of a comparison, in order
 COLUMNS = ("problem", "instance", "method", "status", "objective", "bound", "reference", "reference_kind",
-           "ratio", "time", "seed", "kind", "gap", "backend", "instance_sha256")
+           "ratio", "time", "time_limit", "seed", "kind", "gap", "backend", "instance_sha256")
 
 
 def _frame_class():
@@ -225,7 +225,7 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
                            "status": res.status if res is not None else "not_applicable",
                            "objective": getattr(res, "objective", None), "bound": getattr(res, "bound", None),
                            "reference": ref_value, "reference_kind": ref_kind, "ratio": ratio,
-                           "time": res.wall_s if res is not None else 0.0, "seed": seed,
+                           "time": res.wall_s if res is not None else 0.0, "time_limit": time_limit, "seed": seed,
                            "kind": problem.methods[method].kind, "gap": getattr(res, "gap", None),
                            "backend": getattr(res, "backend", None),
                            "instance_sha256": getattr(res, "instance_sha256", None)}

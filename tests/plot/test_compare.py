@@ -129,3 +129,30 @@ def test_cli_compare_writes_csv_and_refuses_bad_output(tmp_path, capsys):
     assert main(["compare", "mknap", *files, "--methods", "greedy", "-o", str(tmp_path / "x.txt")]) == 2
     assert main(["compare", "mknap", *files, "--methods", "nope", "-o", str(tmp_path / "y.csv")]) == 2
     assert not (tmp_path / "x.txt").exists() and not (tmp_path / "y.csv").exists()
+
+
+def test_cross_cutting_plots_are_paper_ready():
+    """Ratio against time (one compare per budget, concatenated) and competitive ratio against
+    U/L (a column the caller adds), on frames built by hand so the drawn values are known."""
+    from optsched.plotting import plot_anytime, plot_competitive
+
+    rows = [{"problem": "p", "instance": "a", "method": m, "ratio": r, "time_limit": t}
+            for m, series in (("milp", (1.5, 1.1, 1.0)), ("greedy", (1.3, 1.3, 1.3)))
+            for t, r in zip((0.01, 0.1, 10.0), series)]
+    fig = plot_anytime(pd.DataFrame(rows))
+    assert figure_problems(fig) == [] and fig.axes[0].get_xscale() == "log"      # 0.01 .. 10 s
+    assert [list(line.get_ydata()) for line in fig.axes[0].get_lines()[:2]] == [[1.5, 1.1, 1.0], [1.3, 1.3, 1.3]]
+    import math
+
+    rows = [{"method": m, "U/L": x, "ratio": r} for m, k in (("threshold", 1.0), ("greedy", 3.0))
+            for x in (4.0, 16.0, 64.0) for r in (k * (1 + math.log(x)), 1.0)]
+    fig = plot_competitive(pd.DataFrame(rows), theory=lambda x: 1 + math.log(x))
+    assert figure_problems(fig) == [] and fig.axes[0].get_xscale() == "log"
+    worst = list(fig.axes[0].get_lines()[0].get_ydata())
+    assert worst == pytest.approx([1 + math.log(x) for x in (4.0, 16.0, 64.0)])   # max over instances
+
+
+def test_time_limit_column_records_the_budget():
+    inst = optsched.generate("mknap", seed=1, preset="tiny")
+    frame = optsched.compare(inst, ["greedy"], time_limit=5.0)
+    assert list(frame["time_limit"]) == [5.0]
