@@ -51,11 +51,12 @@ def plot_module(problem: str) -> ModuleType | None:
     """The ``plot`` module of ``problem``'s folder, None if the problem declares no picture."""
     name = f"{_package_of(problem)}.plot"
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name == name:
+        if exc.name in (name, name.rsplit(".", 1)[0]):
             return None
         raise
+    return module if callable(getattr(module, "draw", None)) else None
 
 
 def pictures() -> list[str]:

@@ -23,9 +23,14 @@ def _close_figures():
     plt.close("all")
 
 
+SHIPPED = sorted(name for name, p in optsched.list_problems().items()
+                 if p.instance_type.__module__.startswith("optsched.problems."))
+
+
 def test_every_problem_declares_a_picture_in_its_folder():
-    assert pictures() == sorted(optsched.list_problems())
-    for problem in pictures():
+    assert len(SHIPPED) == 22
+    assert set(SHIPPED) <= set(pictures())
+    for problem in SHIPPED:
         module = plot_module(problem)
         folder = optsched.get_problem(problem).instance_type.__module__.rsplit(".", 1)[0]
         assert module.__name__ == f"{folder}.plot"
@@ -54,7 +59,7 @@ def test_no_central_table_names_a_problem():
         assert "optsched.problems" not in {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", SHIPPED)
 def test_picture_is_paper_ready(problem, tmp_path):
     ex = example(problem)
     inst = optsched.generate(problem, seed=ex["seed"], preset=ex["preset"])
