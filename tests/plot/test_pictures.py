@@ -28,7 +28,7 @@ SHIPPED = sorted(name for name, p in optsched.list_problems().items()
 
 
 def test_every_problem_declares_a_picture_in_its_folder():
-    assert len(SHIPPED) == 22
+    assert len(SHIPPED) >= 22
     assert set(SHIPPED) <= set(pictures())
     for problem in SHIPPED:
         module = plot_module(problem)
