@@ -91,7 +91,7 @@ def load_bars(ax, loads: Sequence[float], *, colors: Sequence[str] | None = None
     if limit is not None:
         ax.axhline(limit, color="#777777", linestyle="--", linewidth=1.0, label=f"{limit_label} {limit:.4g}")
     if bottleneck or limit is not None:
-        legend(ax, loc="lower right")
+        legend(ax, loc="best")
     ax.set_xticks(x)
     return bars
 

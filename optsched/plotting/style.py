@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["PALETTE", "METHOD_COLORS", "DEFAULT_STYLE", "FORMATS", "color_for", "method_color", "set_style",
+__all__ = ["PALETTE", "KEY_PALETTE", "METHOD_COLORS", "DEFAULT_STYLE", "FORMATS", "color_for", "method_color", "set_style",
            "reset_style", "current_style", "style_context", "new_figure", "legend", "log_scale_if_wide",
            "COLUMN_IN", "PAGE_IN"]
 
@@ -29,6 +29,9 @@ FORMATS = (".png", ".svg", ".pdf")
 #: Paul Tol's bright + light schemes (colour-blind safe), then grey and black
 PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#000000",
            "#ee8866", "#44bb99", "#99ddff", "#ffaabb")
+#: colours of keys (jobs, stages, parts, ranks): the palette without black and grey, which mean
+#: optima, bounds and idle resources
+KEY_PALETTE = tuple(c for c in PALETTE if c not in ("#000000", "#bbbbbb"))
 #: width of one column and of a full page (two columns) of a paper, inches
 COLUMN_IN, PAGE_IN = 3.4, 7.0
 
@@ -58,8 +61,9 @@ _USER_STYLE: dict[str, Any] = {}
 
 
 def color_for(index: int) -> str:
-    """A colour-blind-safe colour, the same for the same index (job, stage, part) in every figure."""
-    return PALETTE[int(index) % len(PALETTE)]
+    """A colour-blind-safe colour, the same for the same index (job, stage, part) in every figure
+    (never black or grey: those mean optima, bounds and idle resources)."""
+    return KEY_PALETTE[int(index) % len(KEY_PALETTE)]
 
 
 def method_color(name: str) -> str:

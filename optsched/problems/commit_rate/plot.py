@@ -26,7 +26,8 @@ def draw(instance, result):
     log_scale_if_wide(left, losses + [instance.target_loss])
     left.set_xlabel("simulated time (s)")
     left.set_ylabel("full-data loss (loss units)")
-    left.set_title(f"{result.method}: time to target {result.objective:.4g} s")
+    left.set_title(f"{result.method}: time to target {result.objective:.4g} s" if run.reached else
+                   f"{result.method}: target not reached by {instance.horizon:g} s (censored {result.objective:.4g})")
     legend(left)
     scheme = result.solution["scheme"]
     if scheme == "adsp":
