@@ -471,6 +471,9 @@ def cmd_plot(args) -> int:
     inst = _load_instance(prob, args.instance)
     fig = plot(inst, _load_result(args.result, prob.name), args.output)
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
     return EXIT_OK
 
 

@@ -142,3 +142,16 @@ def test_plotting_layer_never_forces_a_backend(monkeypatch):
     inst = optsched.generate("mknap", seed=1, preset="tiny")
     plot(inst, optsched.solve(inst, "greedy"))
     assert calls == []
+
+
+def test_cli_plot_draws_every_problem(tmp_path):
+    """``optsched plot`` from files, for every problem: generate, solve -o, plot -o (exit 0)."""
+    from optsched.cli import main
+
+    for problem in SHIPPED:
+        ex = example(problem)
+        inst, res, out = tmp_path / f"{problem}.json", tmp_path / f"{problem}-r.json", tmp_path / f"{problem}.pdf"
+        assert main(["generate", problem, "--preset", ex["preset"], "--seed", str(ex["seed"]), "-o", str(inst)]) == 0
+        assert main(["solve", problem, str(inst), "--method", ex["method"], "--quiet", "-o", str(res)]) == 0
+        assert main(["plot", problem, str(inst), str(res), "-o", str(out)]) == 0, problem
+        assert out.read_bytes().startswith(b"%PDF")
