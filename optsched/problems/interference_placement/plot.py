@@ -37,6 +37,9 @@ def draw(instance, result):
     ax.invert_yaxis()
     ax.set_ylabel("server (index)")
     ax.set_xlabel("free GPU (index)")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     names = {j.id: instance.job_types[j.type] for j in instance.jobs}
     handles = [(f"job {k} ({names.get(k, '?')})", color_for(k)) for k in keys] + [("free", "#ffffff")]
     if resident_servers:

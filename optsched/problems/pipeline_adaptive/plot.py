@@ -20,12 +20,16 @@ def draw(instance, result):
     top.step(np.r_[starts, ends[-1:]], np.r_[run.group_sizes, run.group_sizes[-1:]], where="post",
              color=method_color(result.method), label=f"{result.method} group size")
     top.set_ylabel("group size k (microbatches)")
+    from matplotlib.ticker import MaxNLocator
+
+    top.yaxis.set_major_locator(MaxNLocator(integer=True))
     top.set_xlabel("time (s)")
     top.set_title(f"{result.method}: total {run.total_time:.4g} s, {run.switches} switches")
     legend(top, loc="upper right")
     bw = np.asarray(instance.bandwidth, float).min(axis=1) / 1e9
-    t = np.arange(bw.size + 1) * instance.period
-    bottom.step(t, np.r_[bw, bw[-1:]], where="post", color="black", label="slowest link")
+    t = np.arange(bw.size) * instance.period
+    end = max(float(ends[-1]), float(t[-1]) + instance.period)   # the last period lasts to the end
+    bottom.step(np.r_[t, end], np.r_[bw, bw[-1:]], where="post", color="black", label="slowest link")
     bottom.axhline(instance.nominal_bandwidth / 1e9, color="#777777", linestyle="--", linewidth=0.8, label="nominal")
     bottom.set_xlabel("time (s)")
     bottom.set_ylabel("bandwidth (GB/s)")
