@@ -126,8 +126,8 @@ def _reference_value(problem, inst_id, inst, reference, solve_kw) -> tuple[float
             return None, "none", None
     if isinstance(reference, (tuple, list)):        # the first that applies (e.g. ('milp', 'brute'))
         for name in reference:
-            meth = problem.get_method(name)
-            if meth.applicable(inst) is None or meth.applicable(inst) is True:
+            ok, _ = problem.get_method(name).applicable(inst)
+            if ok:
                 reference = name
                 break
         else:
@@ -193,9 +193,12 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     if isinstance(methods, str):
         methods = [methods]
     if methods is None:
-        ref_names = set(reference) if isinstance(reference, (tuple, list)) else {reference}
-        default_ref = problem.reference_method
-        ref_names |= set(default_ref) if isinstance(default_ref, tuple) else {default_ref}
+        ref_names: set = set()
+        for ref in (reference, problem.reference_method):
+            if isinstance(ref, str):
+                ref_names.add(ref)
+            elif isinstance(ref, (tuple, list)):
+                ref_names.update(ref)
         methods = [m for m in problem.methods if m not in ref_names]
     for m in methods:
         problem.get_method(m)                      # UnknownNameError naming the method

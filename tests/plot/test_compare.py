@@ -156,3 +156,17 @@ def test_time_limit_column_records_the_budget():
     inst = optsched.generate("mknap", seed=1, preset="tiny")
     frame = optsched.compare(inst, ["greedy"], time_limit=5.0)
     assert list(frame["time_limit"]) == [5.0]
+
+
+def test_default_reference_takes_the_first_method_that_applies_and_methods_default_to_the_rest():
+    """rar-makespan's reference is ('brute', 'milp'): brute does not apply to the small preset,
+    so the MILP's optimum is the reference; with methods=None every other method runs, and a
+    reference given as a dict leaves the method list alone."""
+    problem = optsched.get_problem("rar-makespan")
+    inst = optsched.generate("rar-makespan", seed=1, preset="small")
+    assert not problem.get_method("brute").applicable(inst)[0]
+    frame = optsched.compare(inst, ["ff"], time_limit=60)
+    assert frame.loc[0, "reference_kind"] in ("optimum", "bound")
+    small = optsched.generate("mknap", seed=1, preset="tiny")
+    everything = optsched.compare(small, None, reference={"x": 1.0})
+    assert set(everything["method"]) == set(optsched.get_problem("mknap").methods) - {"milp", "brute"}
