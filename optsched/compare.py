@@ -65,7 +65,7 @@ def _frame_class():
         """A pandas DataFrame of :func:`compare` rows whose ``.plot()`` draws the ratios;
         ``results`` maps (instance id, method, seed) to each run's :class:`Result`."""
 
-        _metadata = ["results"]
+        _metadata = ["results", "traces"]
 
         @property
         def _constructor(self):
@@ -77,6 +77,31 @@ def _frame_class():
                 if meth == method and instance in (None, inst_id) and seed in (None, sd):
                     return res
             raise KeyError(f"no run of {method!r}" + (f" on {instance!r}" if instance else ""))
+
+        def trace_frame(self):
+            """The anytime records of ``compare(..., trace=True)``: one row per incumbent or bound
+            update of a HiGHS MIP solve (instance, method, seed, time in s, incumbent, bound, and
+            the incumbent's ratio to the reference), plus each run's final (time, objective), for
+            :func:`optsched.plotting.plot_anytime`. Update times are HiGHS' own solve clock; the
+            final point is the run's wall time (model building included), so it lies slightly
+            later. Methods that call no HiGHS MIP have only their final point."""
+            rows = []
+            for _, run in pd.DataFrame(self).iterrows():
+                key = (run["instance"], run["method"], run["seed"])
+                base = {"problem": run["problem"], "instance": run["instance"], "method": run["method"],
+                        "seed": run["seed"]}
+                sense = get_problem(run["problem"]).ratio
+                ref = run["reference"]
+                for info in (getattr(self, "traces", None) or {}).get(key, []):
+                    inc = info.get("incumbent")
+                    rows.append({**base, "time": info.get("time"), "incumbent": inc, "bound": info.get("bound"),
+                                 "ratio": sense(inc, ref) if inc is not None and ref == ref and ref is not None
+                                 else None})
+                if run["objective"] == run["objective"] and run["objective"] is not None:
+                    rows.append({**base, "time": run["time"], "incumbent": run["objective"], "bound": run["bound"],
+                                 "ratio": run["ratio"]})
+            return pd.DataFrame(rows, columns=["problem", "instance", "method", "seed", "time", "incumbent",
+                                               "bound", "ratio"])
 
         @property
         def plot(self):  # noqa: D401
@@ -170,7 +195,8 @@ def _progress_display(total: int):
 
 def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = None, reference: Any = None, *,
             seeds: Sequence[int] = (0,), time_limit: float | None = None, backend: str | None = None,
-            options: dict[str, dict] | None = None, progress: bool | Callable[[int, int, dict], None] = False):
+            options: dict[str, dict] | None = None, progress: bool | Callable[[int, int, dict], None] = False,
+            trace: bool = False):
     """Run ``methods`` on every instance and compare each result with a reference.
 
     ``instance_or_instances``: an instance, an instance file's path, or a list (or a dict id ->
@@ -181,6 +207,8 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     differ; the reference runs with the first). ``time_limit``, ``backend``: as in
     :func:`optsched.solve`; ``options``: method name -> its options. ``progress``: True for a
     progress bar (tqdm when installed, else lines on stderr), or ``callback(done, total, row)``.
+    ``trace``: record every incumbent and bound update of the runs' HiGHS MIP solves
+    (``frame.trace_frame()``, the anytime curves of :func:`optsched.plotting.plot_anytime`).
 
     Returns a :class:`CompareFrame` (a pandas DataFrame) with the columns of :data:`COLUMNS`.
     Invalid input raises the same typed errors as the command line (an unknown method names it).
@@ -208,18 +236,22 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     close = lambda: None  # noqa: E731
     if progress is True:
         progress, close = _progress_display(total)
-    rows, results = [], {}
+    rows, results, traces = [], {}, {}
     try:
         for inst_id, inst in pairs:
             solve_kw = {"time_limit": time_limit, "backend": backend, "seed": seeds[0]}
             ref_value, ref_kind, _ = _reference_value(problem, inst_id, inst, reference, solve_kw)
             for method in methods:
                 for seed in seeds:
+                    records: list = []
                     try:
-                        res = solve(inst, method, time_limit=time_limit, backend=backend, seed=seed,
-                                    options=(options or {}).get(method))
+                        with _listening(records if trace else None):
+                            res = solve(inst, method, time_limit=time_limit, backend=backend, seed=seed,
+                                        options=(options or {}).get(method))
                     except NotApplicable as exc:       # a row that says so; the other methods still run
                         res, reason = None, str(exc)
+                    if trace:
+                        traces[(inst_id, method, seed)] = records
                     ratio = None
                     if res is not None and ref_value is not None and res.objective is not None \
                             and res.solution is not None:
@@ -244,7 +276,19 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     columns = list(COLUMNS) + (["reason"] if any("reason" in r for r in rows) else [])
     frame = _frame_class()(rows, columns=columns)
     frame.results = results
+    frame.traces = traces
     return frame
+
+
+def _listening(records: list | None):
+    """Collect HiGHS' MIP progress (incumbent, bound, time) into ``records`` while a run lasts."""
+    import contextlib
+
+    if records is None:
+        return contextlib.nullcontext()
+    from .core.backends.highs import progress_listener
+
+    return progress_listener(lambda info: records.append(dict(info)))
 
 
 # -- the command line verb --------------------------------------------------------------------

@@ -74,20 +74,40 @@ def plot_ratios(frame, *, ratio: str = "ratio", path=None, style: dict | None = 
 
 
 def plot_anytime(frame, *, x: str = "time_limit", ratio: str = "ratio", path=None, style: dict | None = None):
-    """Ratio against the time budget ``x`` per method (median over instances), log time axis."""
+    """Ratio against time per method, log time axis. Two inputs:
+
+    * a trace (``compare(..., trace=True).trace_frame()``: columns instance, method, seed, time,
+      ratio): one step curve per run, the incumbent's ratio as the solver improves it;
+    * a frame with a budget column ``x`` (one :func:`optsched.compare` per time limit,
+      concatenated): the median ratio over instances at each budget.
+    """
+    traced = "incumbent" in frame.columns
     with style_context(style):
         fig, ax = new_figure()
-        xs_all = []
+        xs_all, ys_all = [], []
         for m in dict.fromkeys(frame["method"]):
-            sub = frame[frame["method"] == m].groupby(x)[ratio].median()
-            ax.plot(sub.index, sub.values, marker="o", color=method_color(m), label=m)
-            xs_all.extend(sub.index)
+            sub = frame[(frame["method"] == m) & np.isfinite(frame[ratio].astype(float))]   # incumbent 0: inf
+            if traced:
+                first = True
+                for _, run in sub.groupby(["instance", "seed"], sort=False):
+                    run = run.sort_values("time")
+                    ax.step(run["time"], run[ratio], where="post", marker=".", color=method_color(m),
+                            label=m if first else "_" + m)
+                    first = False
+                    xs_all.extend(run["time"])
+                    ys_all.extend(run[ratio])
+            else:
+                med = sub.groupby(x)[ratio].median()
+                ax.plot(med.index, med.values, marker="o", color=method_color(m), label=m)
+                xs_all.extend(med.index)
+                ys_all.extend(med.values)
         ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
         log_scale_if_wide(ax, xs_all, axis="x")
-        ax.set_xlabel("time budget (s)")
+        ax.set_xlabel("solve time (s)" if traced else "time budget (s)")
         ax.set_ylabel("ratio to reference (x reference)")
-        ax.set_title("anytime: median ratio against time")
+        ax.set_title("anytime: incumbent ratio against time" if traced else "anytime: median ratio against time")
         legend(ax)
+    fig.optsched = {"points": len(xs_all)}
     return _finish(fig, path, style)
 
 

@@ -170,3 +170,24 @@ def test_default_reference_takes_the_first_method_that_applies_and_methods_defau
     small = optsched.generate("mknap", seed=1, preset="tiny")
     everything = optsched.compare(small, None, reference={"x": 1.0})
     assert set(everything["method"]) == set(optsched.get_problem("mknap").methods) - {"milp", "brute"}
+
+
+def test_trace_records_the_anytime_curve_of_a_milp():
+    """With ``trace=True`` the HiGHS incumbents of the MILP run are kept: each improves on the last
+    (a maximization: the incumbent never falls, so its ratio to the LP bound never rises), the
+    last equals the run's objective, and the anytime plot draws them."""
+    import numpy as np
+
+    from optsched.plotting import plot_anytime
+
+    inst = optsched.generate("mknap", seed=1, preset="small")
+    frame = optsched.compare(inst, ["milp", "greedy"], reference="lp", trace=True)
+    trace = frame.trace_frame()
+    milp = trace[(trace["method"] == "milp") & trace["incumbent"].notna()]
+    assert milp["incumbent"].nunique() >= 2                       # more than the final value
+    incumbents = milp["incumbent"].to_numpy(float)
+    assert (np.diff(incumbents) >= -1e-9).all()
+    assert incumbents[-1] == pytest.approx(frame.set_index("method").loc["milp", "objective"])
+    assert len(trace[trace["method"] == "greedy"]) == 1           # no solver: only its final point
+    fig = plot_anytime(trace)
+    assert figure_problems(fig) == [] and fig.optsched["points"] >= 3
