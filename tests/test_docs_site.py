@@ -63,6 +63,9 @@ def test_site_builds_with_a_page_and_a_figure_per_problem(site):
         assert (site / "_generated" / "problems" / f"{problem}.html").is_file()
         assert image_name(problem) in gallery
     assert (site / "api.html").is_file() and "compare" in (site / "api.html").read_text()
+    repro = (site / "_generated" / "repro" / "index.html").read_text()
+    shown = {name for name in re.findall(r'<img[^>]+src="[^"]*?([^"/]+\.png)"', repro)}
+    assert shown == {p.name for p in (ROOT / "paper_repro" / "results").glob("*.png")}
 
 
 def test_every_local_link_resolves(site):

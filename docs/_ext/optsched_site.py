@@ -5,7 +5,8 @@
 * ``_generated/problems/<problem>.md``: one page per problem: title, objective, solution schema,
   the methods (kind, fidelity, summary, guarantee), the figure, and a link to its documentation
   page (``docs/<folder>.md``, else the page of ``docs/`` naming the problem most often);
-* ``_generated/problems/index.md``: the list.
+* ``_generated/problems/index.md``: the list;
+* ``_generated/repro/``: the committed repro tables (``paper_repro/results``) with their figures.
 
 Nothing here names a problem: every page comes from the registry.
 """
@@ -81,6 +82,29 @@ def write_pages(app) -> None:
     index += ["```", ""]
     (out / "problems" / "index.md").write_text("\n".join(index))
     (out / "gallery.md").write_text("\n".join(gallery))
+    _copy_repro(docs.parent / "paper_repro" / "results", out / "repro")
+
+
+def _copy_repro(results: Path, target: Path) -> None:
+    """The committed repro tables and their figures (``paper_repro/results``), as pages: the
+    index first, every table page under it."""
+    import shutil
+
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    pages = []
+    for path in sorted(results.iterdir()):
+        if path.is_file() and path.suffix in (".md", ".png", ".svg", ".csv"):
+            shutil.copy2(path, target / path.name)
+            if path.suffix == ".md" and path.stem != "index":
+                pages.append(path.stem)
+    index = (target / "index.md").read_text() if (target / "index.md").exists() else "# Repro results\n"
+    figures = sorted(p.name for p in target.glob("*.png"))
+    if figures:
+        index += "\n## Figures\n\n" + "\n\n".join(f"![{name}]({name})" for name in figures) + "\n"
+    index += "\n```{toctree}\n:hidden:\n\n" + "\n".join(pages) + "\n```\n"
+    (target / "index.md").write_text(index)
 
 
 def setup(app):
