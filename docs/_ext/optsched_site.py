@@ -6,13 +6,15 @@
   the methods (kind, fidelity, summary, guarantee), the figure, and a link to its documentation
   page (``docs/<folder>.md``, else the page of ``docs/`` naming the problem most often);
 * ``_generated/problems/index.md``: the list;
-* ``_generated/repro/``: the committed repro tables (``paper_repro/results``) with their figures.
+* ``_generated/repro/``: the committed repro tables (``paper_repro/results``) with their figures;
+* ``_generated/more.md``: every other page of ``docs/`` that ``index.md`` does not list.
 
 Nothing here names a problem: every page comes from the registry.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 GENERATED = "_generated"
@@ -83,6 +85,21 @@ def write_pages(app) -> None:
     (out / "problems" / "index.md").write_text("\n".join(index))
     (out / "gallery.md").write_text("\n".join(gallery))
     _copy_repro(docs.parent / "paper_repro" / "results", out / "repro")
+    _more_pages(docs, out / "more.md")
+
+
+def _more_pages(docs: Path, target: Path) -> None:
+    """A page listing every Markdown page of ``docs/`` that ``index.md`` does not name, so a new
+    page joins the site without an edit here (Sphinx -W fails on a page in no toctree)."""
+    index = (docs / "index.md").read_text()
+    named = set(re.findall(r"^([\w/.-]+)\s*$", index, flags=re.M))
+    skip = {"index", "api"} | named
+    pages = sorted(p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.md")
+                   if not p.relative_to(docs).parts[0].startswith(("_", ".")) and p.parent.name != "img")
+    extra = [p for p in pages if p not in skip]
+    lines = ["# More pages", "", "Pages of `docs/` not listed above.", "", "```{toctree}", ":maxdepth: 1", ""]
+    lines += [f"../{p}" for p in extra] + ["```", ""]
+    target.write_text("\n".join(lines))
 
 
 def _copy_repro(results: Path, target: Path) -> None:
