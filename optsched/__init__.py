@@ -25,8 +25,11 @@ from .core.solving import solve
 from . import problems as _problems  # noqa: E402,F401  (importing registers every problem)
 from .api import check, generate, load_instance, load_result  # noqa: E402
 from .frames import repro_frame, results_frame  # noqa: E402
+from .compare import compare  # noqa: E402
+from .plotting.crosscut import plot_ratios  # noqa: E402
+from . import plot  # noqa: E402  (the module is callable: optsched.plot(instance, result, path))
 
 __all__ = ["solve", "check", "generate", "load_instance", "load_result", "get_problem", "list_problems",
-           "results_frame", "repro_frame",
+           "results_frame", "repro_frame", "compare", "plot", "plot_ratios",
            "Result", "OptschedError", "InvalidInstanceError", "UnknownNameError", "Infeasible",
            "__version__"]

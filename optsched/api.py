@@ -1,4 +1,13 @@
-"""Convenience functions over the registry: generate, load, check."""
+"""Convenience functions over the registry: generate, load, check (the command line's verbs in
+Python, with the same validation and typed errors).
+
+>>> import optsched, tempfile, os
+>>> inst = optsched.generate("mknap", seed=1, preset="tiny")
+>>> path = os.path.join(tempfile.mkdtemp(), "i.json")
+>>> inst.save(path)
+>>> optsched.load_instance(path) == inst          # the file names its problem
+True
+"""
 
 from __future__ import annotations
 
@@ -27,9 +36,32 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
     return prob.generate(seed, **params)
 
 
-def load_instance(problem: str, path: str | Path) -> Any:
-    """Read an instance file of ``problem`` (JSON with a format version)."""
-    return get_problem(problem).load_instance(path)
+def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
+    """Read an instance file (JSON with a format version, or its ``.npz`` sidecar); the problem is
+    the one the file names. ``problem=`` insists on one (a file of another problem is an error
+    naming both); the older form ``load_instance(problem, path)`` still works.
+
+    Raises :class:`InvalidInstanceError` (CLI exit 2) for an unreadable file, a result record, a
+    file that names no or an unknown problem, and every invalid field.
+    """
+    if args:                                   # load_instance(problem, path)
+        if len(args) > 1:
+            raise TypeError("load_instance(path, *, problem=None) takes one path")
+        problem, path = str(path), args[0]
+    from .core.sidecar import read_json_data
+
+    data = read_json_data(path, problem or "instance")
+    if isinstance(data, dict) and "method" in data and "status" in data:
+        raise InvalidInstanceError(problem or str(data.get("problem")), "(file)",
+                                   f"{path} is a result record (method {data.get('method')!r}), not an instance")
+    named = data.get("problem") if isinstance(data, dict) else None
+    if problem is None:
+        if not isinstance(named, str):
+            raise InvalidInstanceError("instance", "problem", f"{path} names no problem; pass problem=")
+        problem = named
+    elif named is not None and named != problem:
+        raise InvalidInstanceError(problem, "problem", f"{path} is an instance of {named!r}", named)
+    return get_problem(problem).instance_type.from_json(data)
 
 
 def load_result(path: str | Path) -> Result:

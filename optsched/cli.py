@@ -460,15 +460,27 @@ def _load_result(path: str, problem: str):
 
 
 def cmd_plot(args) -> int:
+    import matplotlib
+
     import optsched
     from .plot import plot
 
+    matplotlib.use("Agg")  # files only: no window (the library itself never forces a backend)
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance)
     fig = plot(inst, _load_result(args.result, prob.name), args.output)
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
     return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from .compare import cmd_compare as run  # the verb lives in its own module
+
+    return run(args)
 
 
 def cmd_repro(args) -> int:
@@ -758,12 +770,16 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--lp-relaxation", action="store_true", help="export the LP relaxation instead of the MIP")
     s.add_argument("--solution", metavar="RESULT", help="export this result's solution instead of the model")
     s.add_argument("--format", help="the solution format (e.g. iopddl for intra-op)")
-    s = sub.add_parser("plot", help="draw a result: pipeline Gantt, cluster schedule, partition, sharding plan",
-                       description="Draw a result of solve -o as a picture (matplotlib).")
-    s.add_argument("problem", help="pipeline-schedule, srpt, rar-online, pipeline-partition or intra-op")
+    s = sub.add_parser("plot", help="draw a result: Gantt chart, partition, placement, sharding plan, price curve...",
+                       description="Draw a result of solve -o as the problem's picture (matplotlib; every "
+                                   "problem has one, declared in its folder's plot.py).")
+    s.add_argument("problem", help="a problem name (see 'optsched problems')")
     s.add_argument("instance", help="the instance file")
     s.add_argument("result", help="a result record written by solve -o")
     s.add_argument("-o", "--output", required=True, help="FILE.png, FILE.svg or FILE.pdf")
+    from .compare import add_compare_parser
+
+    add_compare_parser(sub)
     s = sub.add_parser("repro", help="regenerate the paper tables into paper_repro/results",
                        description="Run the paper_repro experiments and write their tables; cells already "
                                    "computed (same code, settings and instance) are reused.")

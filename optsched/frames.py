@@ -8,6 +8,9 @@
   database (``<out>/.runs/<ID>[-quick].sqlite``), one row per cell, with the cell's key, seed,
   wall and CPU time and worker beside the experiment's own columns.
 
+To measure methods against a reference (instance id, reference value, ratio per run), use
+:func:`optsched.compare`, which runs them and returns such a frame directly.
+
 >>> import optsched
 >>> inst = optsched.generate("mknap", seed=1, preset="tiny")
 >>> frame = results_frame([optsched.solve(inst, m) for m in ("milp", "greedy", "lp-round")])

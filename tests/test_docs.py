@@ -43,13 +43,13 @@ def test_markers_present_once():
     assert text.count(BEGIN) == 1 and text.count(END) == 1
 
 
-def test_readme_pictures_cover_every_picture_kind():
-    """``python -m optsched.docs_build --images`` draws one README example per kind of picture."""
-    from optsched.docs_build import EXAMPLES
-    from optsched.plot import PLOTTERS
+def test_docs_img_holds_every_problems_picture_and_the_readme_shows_existing_ones():
+    """``make figures`` (``python -m optsched.gallery docs/img``) draws one picture per problem."""
+    import re
 
-    drawn = {problem for problem, *_ in EXAMPLES.values()}
-    assert drawn <= set(PLOTTERS)
-    # rar-online's picture is the cluster Gantt chart that srpt's example already shows
-    assert set(PLOTTERS) - drawn <= {"rar-online"}
-    assert all((DOCS / "img" / name).is_file() for name in EXAMPLES)
+    import optsched
+    from optsched.gallery import image_name
+
+    assert all((DOCS / "img" / image_name(p)).is_file() for p in optsched.list_problems())
+    shown = re.findall(r"!\[[^]]*\]\((docs/img/[^)]+)\)", (DOCS.parent / "README.md").read_text())
+    assert shown and all((DOCS.parent / path).is_file() for path in shown)

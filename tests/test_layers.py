@@ -21,7 +21,7 @@ import optsched
 
 ROOT = Path(optsched.__file__).parent
 #: the shared layers below the problems, lowest first; each may import only those to its left
-BELOW_PROBLEMS = ("core", "graphs", "chain", "simulation", "workloads", "online", "pipeline")
+BELOW_PROBLEMS = ("core", "graphs", "chain", "simulation", "workloads", "online", "pipeline", "plotting")
 #: deprecated aliases kept for one release where a module moved up a layer (they only re-export)
 DEPRECATED_ALIASES = {"optsched.core.simulation": "optsched.simulation.cluster",
                       "optsched.pipeline.schedule_sim": "optsched.simulation.pipeline"}

@@ -1,10 +1,13 @@
-"""The quick-start notebooks in ``notebooks/`` run from top to bottom without an error.
+"""The quick-start notebooks in ``notebooks/`` run from top to bottom without an error and show
+their figures.
 
 Each notebook asserts its own facts (exact methods are optimal, no method beats the optimum, a bound
 is a bound), so an error in any cell, including a failed assertion, fails its test here. Executed
 with ``nbclient`` on ipykernel's built-in ``python3`` kernel, which is the interpreter running
-the tests,, in the
-repository root, with small presets; the per-cell timeout only stops a hung kernel.
+the tests, in the repository root, with small presets and no ``MPLBACKEND`` (a kernel draws inline,
+as for a user); the per-cell timeout only stops a hung kernel. Every notebook must produce at least
+one image, and no figure may come out as the text ``<Figure size ...>`` (a forced non-inline
+backend). Each uses ``optsched.compare`` rather than a helper of its own.
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ def test_every_family_has_a_notebook():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path):
+def test_notebook_runs_and_shows_images(path, monkeypatch):
+    monkeypatch.delenv("MPLBACKEND", raising=False)
     book = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in book.cells if cell.cell_type == "code")
+    assert "optsched.compare(" in code and "def compare" not in code
     assert not any(cell.get("outputs") for cell in book.cells if cell.cell_type == "code"), \
         "commit notebooks without outputs"
     client = nbclient.NotebookClient(book, timeout=300, kernel_name="python3",
@@ -36,3 +42,12 @@ def test_notebook_runs(path):
     errors = [out for cell in book.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
               if out.get("output_type") == "error"]
     assert not errors
+    outputs = [out for cell in book.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    images = [out for out in outputs if "image/png" in out.get("data", {})]
+    assert len(images) >= 1, "the notebook showed no figure"
+    as_text = [out for out in outputs if "<Figure size" in str(out.get("data", {}).get("text/plain", ""))
+               and "image/png" not in out.get("data", {})]
+    assert not as_text, "a figure came out as text, not as an image"
+    for cell in book.cells:   # every drawing cell shows its figure (not only the kernel's first)
+        if cell.cell_type == "code" and "plot" in cell.source and cell.source.rstrip().endswith(";"):
+            assert any("image/png" in out.get("data", {}) for out in cell.get("outputs", [])), cell.source

@@ -7,7 +7,7 @@ import pytest
 
 import optsched
 from optsched.core.errors import InvalidInstanceError
-from optsched.plot import PLOTTERS, plot
+from optsched.plot import plot
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +34,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("problem", sorted(PLOTTERS))
+@pytest.mark.parametrize("problem", sorted(CASES))
 def test_every_picture_renders_in_every_format(problem, tmp_path):
     preset, method = CASES[problem]
     inst = optsched.generate(problem, seed=1, preset=preset)
@@ -76,8 +76,9 @@ def test_partition_picture_names_every_stage():
 
 def test_errors_are_typed():
     inst = optsched.generate("mknap", seed=1, preset="tiny")
-    with pytest.raises(InvalidInstanceError, match="no picture"):
-        plot(inst, optsched.solve(inst, "greedy"))
+    other = optsched.generate("stage-cores", seed=1, preset="tiny")
+    with pytest.raises(InvalidInstanceError, match="result of 'stage-cores'"):
+        plot(inst, optsched.solve(other, "greedy"))
     pinst = optsched.generate("pipeline-schedule", seed=1, preset="hetero-small")
     with pytest.raises(InvalidInstanceError, match="-o"):
         plot(pinst, optsched.solve(pinst, "1f1b"), "out.jpg")
@@ -92,7 +93,7 @@ def test_cli_plot_verb(tmp_path):
     assert main(["plot", "pipeline-schedule", str(inst), str(res), "-o", str(out)]) == 0
     assert out.stat().st_size > 1000 and out.read_text().lstrip().startswith("<?xml")
     assert main(["plot", "pipeline-schedule", str(inst), str(inst), "-o", str(out)]) == 2   # not a result
-    assert main(["plot", "mknap", str(inst), str(res), "-o", str(out)]) == 2
+    assert main(["plot", "mknap", str(inst), str(res), "-o", str(out)]) == 2      # another problem's files
 
 
 def test_sharding_plan_counts_nodes_per_strategy_name_or_index():

@@ -1,0 +1,136 @@
+"""The plots a paper needs across problems, from a results frame (:func:`optsched.compare`).
+
+* :func:`plot_ratios`: ratio to the reference per method, mean with a 95 % Student-t confidence
+  interval over instances and the instances as dots, one panel per problem;
+* :func:`plot_anytime`: ratio against time (one line per method, a point per time budget, the
+  median over instances);
+* :func:`plot_competitive`: the empirical competitive ratio against a column such as ``U/L``,
+  with an optional theory curve.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from .style import legend, log_scale_if_wide, method_color, new_figure, style_context
+
+__all__ = ["plot_ratios", "plot_anytime", "plot_competitive", "mean_ci"]
+
+
+def mean_ci(values, level: float = 0.95) -> tuple[float, float]:
+    """Mean and half-width of its Student-t confidence interval (0 for one value).
+
+    >>> mean_ci([1.0, 1.0, 1.0])
+    (1.0, 0.0)
+    """
+    vals = np.asarray([v for v in values if v is not None and math.isfinite(v)], float)
+    if vals.size == 0:
+        return math.nan, 0.0
+    if vals.size == 1:
+        return float(vals[0]), 0.0
+    from scipy import stats
+
+    half = float(stats.t.ppf(0.5 + level / 2, vals.size - 1) * vals.std(ddof=1) / math.sqrt(vals.size))
+    return float(vals.mean()), half
+
+
+def _finish(fig, path, style):
+    if path is not None:
+        with style_context(style):
+            fig.savefig(path)
+    return fig
+
+
+def plot_ratios(frame, *, ratio: str = "ratio", path=None, style: dict | None = None):
+    """Bars of the mean ratio to the reference per method (95 % CI), instances as dots; one
+    panel per problem. ``frame`` is :func:`optsched.compare`'s (columns problem, method, ratio)."""
+    problems = list(dict.fromkeys(frame["problem"]))
+    with style_context(style):
+        fig, axes = new_figure(1, len(problems), height=2.6,
+                               width=None if len(problems) > 1 else 3.4, squeeze=False)
+        for ax, problem in zip(axes[0], problems):
+            sub = frame[frame["problem"] == problem]
+            methods = list(dict.fromkeys(sub["method"]))
+            for i, m in enumerate(methods):
+                vals = [float(v) for v in sub.loc[sub["method"] == m, ratio] if v is not None and v == v]
+                mean, half = mean_ci(vals)
+                ax.bar(i, mean, yerr=half if half else None, color=method_color(m), edgecolor="black",
+                       linewidth=0.3, capsize=2, label=m, alpha=0.85)
+                ax.scatter(np.full(len(vals), i) + np.linspace(-0.2, 0.2, len(vals)) if len(vals) > 1 else [i],
+                           vals, s=6, color="black", zorder=3)
+            ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
+            ax.set_xticks(range(len(methods)), methods, rotation=30, ha="right")
+            ax.set_xlabel("method (name)")
+            ax.set_ylabel("ratio to reference (x reference)")
+            ax.set_title(f"{problem}: mean, 95% CI over {sub['instance'].nunique()} instance(s)")
+            bottom = min([1.0] + [float(v) for v in sub[ratio] if v == v and v is not None])
+            ax.set_ylim(bottom=max(0.0, bottom - 0.05))
+            legend(ax, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.optsched = {"panels": len(problems)}
+    return _finish(fig, path, style)
+
+
+def plot_anytime(frame, *, x: str = "time_limit", ratio: str = "ratio", path=None, style: dict | None = None):
+    """Ratio against time per method, log time axis. Two inputs:
+
+    * a trace (``compare(..., trace=True).trace_frame()``: columns instance, method, seed, time,
+      ratio): one step curve per run, the incumbent's ratio as the solver improves it;
+    * a frame with a budget column ``x`` (one :func:`optsched.compare` per time limit,
+      concatenated): the median ratio over instances at each budget.
+    """
+    traced = "incumbent" in frame.columns
+    with style_context(style):
+        fig, ax = new_figure()
+        xs_all, ys_all = [], []
+        for m in dict.fromkeys(frame["method"]):
+            sub = frame[(frame["method"] == m) & np.isfinite(frame[ratio].astype(float))]   # incumbent 0: inf
+            if traced:
+                first = True
+                for _, run in sub.groupby(["instance", "seed"], sort=False):
+                    run = run.sort_values("time")
+                    ax.step(run["time"], run[ratio], where="post", marker=".", color=method_color(m),
+                            label=m if first else "_" + m)
+                    first = False
+                    xs_all.extend(run["time"])
+                    ys_all.extend(run[ratio])
+            else:
+                med = sub.groupby(x)[ratio].median()
+                ax.plot(med.index, med.values, marker="o", color=method_color(m), label=m)
+                xs_all.extend(med.index)
+                ys_all.extend(med.values)
+        ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
+        log_scale_if_wide(ax, xs_all, axis="x")
+        ax.set_xlabel("solve time (s)" if traced else "time budget (s)")
+        ax.set_ylabel("ratio to reference (x reference)")
+        ax.set_title("anytime: incumbent ratio against time" if traced else "anytime: median ratio against time")
+        legend(ax)
+    fig.optsched = {"points": len(xs_all)}
+    return _finish(fig, path, style)
+
+
+def plot_competitive(frame, *, x: str = "U/L", ratio: str = "ratio", theory: Callable[[float], float] | None = None,
+                     theory_label: str = "ln(U/L) + 1", path=None, style: dict | None = None):
+    """Worst (max) ratio over instances against ``x`` per method, log x axis; ``theory(x)`` dashed."""
+    with style_context(style):
+        fig, ax = new_figure()
+        xs_all, ys_all = [], []
+        for m in dict.fromkeys(frame["method"]):
+            sub = frame[frame["method"] == m].groupby(x)[ratio].max()
+            ax.plot(sub.index, sub.values, marker="o", color=method_color(m), label=m)
+            xs_all.extend(sub.index)
+            ys_all.extend(sub.values)
+        if theory is not None and xs_all:
+            grid = np.geomspace(min(xs_all), max(xs_all), 50) if min(xs_all) > 0 else np.linspace(min(xs_all), max(xs_all), 50)
+            curve = [theory(float(g)) for g in grid]
+            ax.plot(grid, curve, color="black", linestyle="--", label=theory_label)
+            ys_all.extend(curve)
+        log_scale_if_wide(ax, xs_all, axis="x", decades=0.9)
+        log_scale_if_wide(ax, ys_all)
+        ax.set_xlabel(f"{x} (ratio)")
+        ax.set_ylabel("worst ratio to OPT (x OPT)")
+        ax.set_title(f"competitive ratio against {x}")
+        legend(ax)
+    return _finish(fig, path, style)
