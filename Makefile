@@ -31,7 +31,7 @@ TEST_WORKERS ?= auto
 PIP := -m pip install --quiet --disable-pip-version-check
 UV ?= uv
 
-.PHONY: venv venv-learn check-python test test-learn test-portable bench repro instances models lock clean help
+.PHONY: venv venv-learn check-python test test-learn test-portable bench repro instances models docs figures lock clean help
 
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
@@ -39,6 +39,8 @@ help:
 	@echo "make bench     run the benchmarks, heavy cases and every property test with fresh seeds"
 	@echo "make instances regenerate instances/ and their reference values"
 	@echo "make models    regenerate the analytic DNN profiles in models/"
+	@echo "make docs      build the documentation site (Sphinx, warnings as errors) into docs/_build/html"
+	@echo "make figures   regenerate the figures of docs/img/ (one per problem)"
 	@echo "make test-portable the instance-identity tests with numpy's SIMD code paths disabled"
 	@echo "make test-learn the learned methods' tests with the learn extra (JAX, CPU) in .venv-learn"
 	@echo "make lock      re-resolve requirements.lock and requirements-learn.lock (needs network and uv)"
@@ -91,9 +93,15 @@ models: $(STAMP)
 	$(VENV)/bin/optsched models --out models
 
 # Both locks are universal (every platform, Python 3.11-3.13) and take only PyPI's packages.
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
+figures: $(STAMP)
+	$(PY) -m optsched.gallery docs/img
+
 lock:
-	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -o requirements.lock
-	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --extra learn --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -c requirements.lock -o requirements-learn.lock
+	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --extra docs --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -o requirements.lock
+	$(UV) pip compile pyproject.toml --extra test --extra bench --extra solvers --extra docs --extra learn --universal --python-version 3.11 --generate-hashes --index-url https://pypi.org/simple -c constraints.txt -c requirements.lock -o requirements-learn.lock
 
 clean:
 	rm -rf $(VENV) $(LEARN_VENV) build *.egg-info
