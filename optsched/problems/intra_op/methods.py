@@ -7,12 +7,13 @@ import numpy as np
 from optsched.core.registry import Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome, relaxation_outcome
 
-from . import algorithms, baselines
+from . import algorithms, anytime as _anytime, baselines
 from .instance import FORBIDDEN, IntraOpInstance
 from .model import build_model, decode
 from .problem import PROBLEM
 
 __all__ = ["milp", "lp", "brute", "BRUTE_MAX_PLANS"]
+
 
 #: largest search space (prod_v k_v) brute force enumerates
 BRUTE_MAX_PLANS = 200_000
@@ -112,3 +113,29 @@ PROBLEM.method("replicated", kind="baseline", fidelity="ours", applicable=baseli
 PROBLEM.method("data-parallel", kind="baseline", fidelity="ours",
                applicable=baselines.labelled(baselines.DATA_PARALLEL),
                summary="every node S(0) on each axis, memory-repaired")(baselines.data_parallel)
+
+PROBLEM.method("anytime", kind="exact", fidelity="ours", uses_backend=True,
+               summary="default: least-memory start, MILP when small, Lagrangian memory prices with a "
+                       "certified diffusion bound + repaired plans, then large-neighbourhood search; "
+                       "optimal only when plan and bound meet",
+               options={"budget": Option(float, 60.0, "seconds to run when no time limit is given"),
+                        "exact": Option(bool, True, "run the MILP when the instance is small"),
+                        "milp_max_entries": Option(int, _anytime.MILP_MAX_ENTRIES,
+                                                   "largest number of edge-cost entries for the MILP stage"),
+                        "lagrange": Option(bool, True, "the Lagrangian stage (bound and repaired plans)"),
+                        "lagrange_share": Option(float, 0.4, "share of the time left given to the Lagrangian stage"),
+                        "lagrange_iterations": Option(int, 200, "most subgradient steps"),
+                        "repair_every": Option(int, 4, "repair every this many relaxed plans (and any within 5 % of the limit)"),
+                        "start_share": Option(float, 0.1, "share of the budget for the start plan's repair"),
+                        "lean_start": Option(bool, True, "memory-lean start when the least-memory plan keeps forbidden pairs"),
+                        "sweeps": Option(int, 0, "diffusion sweeps per Lagrangian step (0: by core size)"),
+                        "repair": Option(bool, True, "repair each Lagrangian plan into a feasible one"),
+                        "lns": Option(bool, True, "the large-neighbourhood search stage"),
+                        "patience": Option(int, 3, "without a time limit: LNS rounds without gain before stopping"),
+                        "pair_moves": Option(bool, True, "LNS: joint moves of an edge's two nodes"),
+                        "group_moves": Option(bool, True, "LNS: joint moves of a node and up to 3 neighbours"),
+                        "large_moves": Option(bool, True, "LNS: chain, random-path and region DP moves"),
+                        "random_paths": Option(int, 200, "LNS: random induced paths per round"),
+                        "path_length": Option(int, 8, "LNS: nodes per random path"),
+                        "regions": Option(int, 50, "LNS: random connected regions re-optimized per round"),
+                        "region_size": Option(int, 40, "LNS: nodes per region")})(_anytime.anytime)

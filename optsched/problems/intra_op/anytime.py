@@ -1,0 +1,393 @@
+"""The anytime default of ``intra-op``: a feasible plan at every moment, a certified lower bound,
+``optimal`` only when the two meet [ours].
+
+Stages (each recorded in ``stats["stages"]``; every one can be switched off for tests):
+
+1. **start** -- the least-memory plan (per node the allowed strategy of least usage), repaired
+   (memory, forbidden pairs) when needed: the fallback that fits whenever any plan does on the
+   public instances.
+2. **exact** (``milp_max_entries``) -- when the instance is small enough, the MILP of
+   :mod:`.model` on the context's back-end with the remaining time: its incumbent and its proven
+   bound (status ``optimal`` when it proves it).
+3. **lagrange** -- the memory rows priced by multipliers per time point (:mod:`.dual`); every
+   priced, memory-free problem is reduced by the exact eliminations and its core bounded by a
+   reparametrization (min-sum diffusion): ``L(lam)`` is a certified lower bound; the core's
+   decoded plan is extended, repaired to memory feasibility and polished, and the multipliers move
+   by a Polyak subgradient step on the relaxed plan's overloads.
+4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
+   moves, small-group moves, exact Viterbi DPs over chains and random induced paths, and exact
+   (elimination) re-optimisation of random connected regions, all memory-feasible
+   (:class:`.state.PlanState`).
+
+Time: every stage polls the context's clock; the method stops ``max(0.2 s, 1.5 %)`` before the
+limit so that the checker and the result still fit within it. Without a time limit the budget
+is the option ``budget`` (default 60 s) and the run stops earlier when the plan is proved
+optimal.
+
+Bound (``stats["bound_source"]``): ``milp`` (the back-end's proven MILP bound), or
+``lagrangian-diffusion`` (``max over tried lam`` of the reparametrization bound of the priced
+problem minus ``M sum lam``), whichever is larger. Both are valid lower bounds for any
+multipliers; no bound is ever estimated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from optsched.core.errors import Infeasible
+from optsched.core.registry import Outcome
+from optsched.core.solving import SolveContext
+
+from .dual import Core, lagrangian_value, priced_instance
+from .elimination import eliminate
+from .instance import FORBIDDEN, IntraOpInstance, plan_cost
+from .state import PlanState, structure
+
+__all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
+
+#: edge-cost entries up to which the exact MILP is run (B, G: 2.4e5 entries, proved optimal in
+#: 6-24 s on this machine; A, M, S: 5e6 entries, where HiGHS finds no incumbent in 60 s) [ours]
+MILP_MAX_ENTRIES = 1_000_000
+
+
+def loads_at_points(inst: IntraOpInstance, st, s: np.ndarray) -> np.ndarray:
+    """Memory in use at every compressed time point (interval start) under plan ``s``."""
+    u = inst.usage[st.off[:-1] + s]
+    live = st.b > st.a
+    diff = np.zeros(len(st.times) + 1)
+    np.add.at(diff, st.a[live], u[live])
+    np.add.at(diff, st.b[live], -u[live])
+    return np.cumsum(diff)[:-1]
+
+
+class _Best:
+    """The best feasible plan and the best certified bound so far."""
+
+    def __init__(self, inst: IntraOpInstance, integral: bool):
+        self.inst = inst
+        self.value = math.inf
+        self.s: np.ndarray | None = None
+        self.bound = -math.inf
+        self.bound_source = None
+        self.integral = integral
+        self.found_by = None
+        self.trace: list = []
+
+    def offer(self, state: PlanState, source: str, t0: float) -> bool:
+        if state.overload() > state.tol:
+            return False
+        value = plan_cost(self.inst, state.s)[0]
+        if value >= FORBIDDEN or value >= self.value:
+            return False
+        self.value, self.s, self.found_by = value, state.s.copy(), source
+        self.trace.append((round(time.perf_counter() - t0, 3), source, value))
+        return True
+
+    def offer_bound(self, bound: float | None, source: str) -> None:
+        if bound is None or not math.isfinite(bound):
+            return
+        # float sums: lower a computed bound by a relative 1e-9 before it certifies anything
+        b = bound - 1e-9 * abs(bound)
+        if self.integral:
+            b = math.ceil(b - 1e-6)
+        if b > self.bound:
+            self.bound, self.bound_source = b, source
+
+    @property
+    def closed(self) -> bool:
+        return self.s is not None and self.value <= self.bound
+
+
+def _allowed_or_raise(inst: IntraOpInstance, st) -> None:
+    ok = st.allowed.copy()
+    if math.isfinite(st.limit):
+        live = np.repeat(st.b > st.a, inst.num_strategies)
+        ok &= ~live | (inst.usage <= st.limit)
+    per_node = np.add.reduceat(ok.astype(np.int64), st.off[:-1])
+    empty = np.flatnonzero(per_node == 0)
+    if empty.size:
+        raise Infeasible(f"node {int(empty[0])} has no allowed strategy (every cost >= {FORBIDDEN:g} or usage "
+                         "over the limit)")
+
+
+def _make_feasible(state: PlanState) -> None:
+    """Memory repair, then the forbidden-pair fixes of the existing heuristics."""
+    from .algorithms import _Clock, _fix
+
+    clock = _Clock(None)
+    clock.start = time.perf_counter()
+    clock.budget = max(0.0, state.deadline - clock.start) if math.isfinite(state.deadline) else None
+    _fix(state, clock)
+
+
+def _lns_round(state: PlanState, rng, chains, opts, end: float) -> float:
+    """One round of the large-neighbourhood search; returns the gain."""
+    from .algorithms import _random_path
+
+    st = state.st
+    gain = state.sweep_nodes()
+    if opts.get("pair_moves", True) and time.perf_counter() < end:
+        gain += state.sweep_pairs()
+    if opts.get("group_moves", True) and time.perf_counter() < end:
+        gain += state.neighbourhood_sweep()
+    if opts.get("large_moves", True):
+        for i, path in enumerate(chains):
+            if i % 64 == 0 and time.perf_counter() > end:
+                break
+            gain += state.chain_move(path)
+        for i in range(opts.get("random_paths", 200)):
+            if i % 16 == 0 and time.perf_counter() > end:
+                break
+            path = _random_path(st, rng, opts.get("path_length", 8))
+            if len(path) >= 2:
+                gain += state.chain_move(path)
+        for _ in range(opts.get("regions", 50)):
+            if time.perf_counter() > end or not st.free_nodes.size:
+                break
+            seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
+            gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
+    return gain
+
+
+def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
+    """Anytime plan + certified bound (see the module docstring).
+
+    Guarantee: the returned plan is checked feasible; ``bound <= OPT`` always (MILP bound or a
+    Lagrangian / reparametrization dual value); ``status = optimal`` only when the bound meets
+    the plan's cost (integral costs: within 1), never at a time limit.
+    """
+    t0 = time.perf_counter()
+    opts = ctx.options
+    left = ctx.remaining()
+    limited = left is not None
+    budget = left if limited else float(opts.get("budget", 60.0))
+    reserve = max(0.2, 0.015 * budget)
+    end = t0 + max(0.0, budget - reserve)
+    st = structure(inst)
+    _allowed_or_raise(inst, st)
+    integral = bool(np.all(inst.cost == np.round(inst.cost)) and np.all(inst.edge_cost == np.round(inst.edge_cost)))
+    best = _Best(inst, integral)
+    stats: dict = {"stages": []}
+    rng = ctx.rng
+
+    def out() -> bool:
+        return time.perf_counter() >= end
+
+    # 1. start: the least-memory plan, repaired
+    from .algorithms import least_memory_plan
+    state = PlanState(inst, least_memory_plan(inst))
+    state.deadline = min(end, t0 + float(opts.get("start_share", 0.1)) * budget)
+    if plan_cost(inst, state.s)[0] >= FORBIDDEN and state.overload() <= state.tol:
+        # memory-feasible node moves first: they remove most forbidden pairs in a second
+        for _ in range(3):
+            if state.sweep_nodes() <= 0 or state.expired():
+                break
+    if plan_cost(inst, state.s)[0] >= FORBIDDEN and opts.get("lean_start", True):
+        # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs)
+        stats["stages"].append("lean-start")
+        lean = _lean_plan(inst, st, min(end, t0 + 2 * float(opts.get("start_share", 0.1)) * budget))
+        if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
+            state = lean
+    if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
+        _make_feasible(state)
+    best.offer(state, "least-memory", t0)
+    stats["stages"].append("start")
+    stats["start_value"] = best.value if best.s is not None else None
+
+    # 2. exact: the MILP when the instance is small
+    milp_status = None
+    if opts.get("exact", True) and inst.edge_cost.size <= opts.get("milp_max_entries", MILP_MAX_ENTRIES) and not out():
+        from .model import build_model, decode
+        stats["stages"].append("milp")
+        model = build_model(inst)
+        sol = ctx.solve_model(model, time_limit=max(0.0, end - time.perf_counter()))
+        milp_status = sol.status
+        stats["milp_status"] = sol.status
+        if sol.status == "infeasible":
+            raise Infeasible(f"the MILP is infeasible ({sol.backend}: {sol.message})")
+        if sol.x is not None:
+            cand = PlanState(inst, np.array(decode(inst, model, sol.x)["strategy"], dtype=np.int64))
+            best.offer(cand, "milp", t0)
+        if sol.status == "optimal" and sol.objective is not None:
+            best.offer_bound(sol.objective, "milp")
+        elif sol.bound is not None:
+            best.offer_bound(sol.bound, "milp")
+
+    # 3. lagrange: priced memory-free problems, bound + repaired plans
+    if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out():
+        stats["stages"].append("lagrange")
+        share = float(opts.get("lagrange_share", 0.4))
+        lag_end = min(end, time.perf_counter() + share * max(0.0, end - time.perf_counter()))
+        if best.s is None:  # no plan yet: the relaxation's repaired plans are the only source left
+            lag_end = end
+        _lagrange(inst, st, best, stats, lag_end, end, opts, t0)
+
+    # 4. lns on the best plan
+    if opts.get("lns", True) and best.s is not None and not best.closed and not out():
+        from .algorithms import _chains
+        stats["stages"].append("lns")
+        state = PlanState(inst, best.s)
+        state.deadline = end
+        chains = _chains(inst) if opts.get("large_moves", True) else []
+        rounds = stale = 0
+        while not out() and not best.closed:
+            gain = _lns_round(state, rng, chains, opts, end)
+            rounds += 1
+            best.offer(state, "lns", t0)
+            stale = 0 if gain > 0 else stale + 1
+            if not limited and stale >= opts.get("patience", 3):
+                break
+            if rounds >= opts.get("max_rounds", 10_000):
+                break
+        stats["lns_rounds"] = rounds
+
+    if best.s is None:
+        return Outcome(status="time_limit" if limited and out() else "error", bound=_bound(best),
+                       reason="no memory-feasible plan found (the least-memory plan and every repair overflow)",
+                       stats=stats)
+    stats.update(bound_source=best.bound_source, found_by=best.found_by, trace=best.trace[-20:],
+                 elapsed_s=round(time.perf_counter() - t0, 3))
+    if best.closed:
+        status = "optimal"
+    elif limited and time.perf_counter() >= end:
+        status = "time_limit"
+    else:
+        status = "feasible"
+    if milp_status == "optimal" and best.found_by == "milp":
+        status = "optimal"
+    return Outcome(solution={"strategy": best.s.tolist()}, objective=best.value, bound=_bound(best),
+                   status=status, stats=stats)
+
+
+def _bound(best: _Best):
+    return best.bound if math.isfinite(best.bound) else None
+
+
+def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, opts, t0: float) -> None:
+    """Subgradient on memory prices; each step gives a bound and a repaired plan."""
+    limit = st.limit
+    memory = math.isfinite(limit) and len(st.times) > 0
+    price = np.zeros(len(st.times)) if memory else None
+    el = eliminate(priced_instance(inst, st, price))
+    core = Core(el)
+    sweeps = int(opts.get("sweeps", 0)) or max(20, min(400, int(2e8 / max(1, core.entries))))
+    step_scale, last_best, stall = 1.0, -math.inf, 0
+    history, times = [], []
+    it = 0
+    while time.perf_counter() < (lag_end if best.s is not None else end):
+        tt = [time.perf_counter()]
+        priced = priced_instance(inst, st, price)
+        if it:
+            el = eliminate(priced)
+            core.set_costs(el)
+        lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, deadline=lag_end)
+        value = lagrangian_value(lb, price, limit) if memory else lb
+        best.offer_bound(value, "lagrangian-diffusion")
+        tt.append(time.perf_counter())
+        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2)
+        loads = loads_at_points(inst, st, s) if memory else None
+        tt.append(time.perf_counter())
+        history.append(value)
+        it += 1
+        over = float(loads.max()) / limit if memory and loads.size else 0.0
+        repair_every = int(opts.get("repair_every", 4))
+        if opts.get("repair", True) and time.perf_counter() < end and (
+                it == 1 or over <= 1.05 or it % repair_every == 0 or time.perf_counter() > lag_end):
+            state = PlanState(inst, s)
+            state.deadline = min(end, max(lag_end, time.perf_counter() + 0.1 * (end - time.perf_counter())))
+            _make_feasible(state)
+            if state.overload() <= state.tol:
+                state.sweep_nodes()
+            best.offer(state, f"lagrange[{it}]", t0)
+        tt.append(time.perf_counter())
+        times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])
+        if not memory or best.closed or it >= int(opts.get("lagrange_iterations", 200)) or step_scale < 1e-4:
+            break
+        if best.s is not None and time.perf_counter() > lag_end:
+            break
+        g = loads - limit
+        if np.all(g <= 0) and best.s is not None:
+            break
+        if value > last_best + 1e-9 * abs(last_best if math.isfinite(last_best) else 0):
+            last_best, stall = value, 0
+        else:
+            stall += 1
+            if stall >= 2:
+                step_scale, stall = step_scale / 2, 0
+        target = best.value if best.s is not None else abs(value) * 1.5 + 1.0
+        gg = np.where((price > 0) | (g > 0), g, 0.0)
+        norm = float(gg @ gg)
+        if norm <= 0:
+            break
+        price = np.maximum(0.0, price + step_scale * max(target - value, 1e-9 * abs(target)) / norm * gg)
+    stats.update(lagrange_iterations=it, lagrange_history=[float(x) for x in history[-30:]],
+                 core_nodes=int(core.nodes.size), core_edges=len(core.keys), diffusion_sweeps=sweeps,
+                 lagrange_times=times[-30:])
+
+
+def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
+    """A plan of least total usage among those without forbidden pairs, approximately: the
+    memory-free problem with node costs ``u_v(s) + eps c_v(s)`` and edge costs ``eps E`` (forbidden
+    entries at the working penalty), reduced by the eliminations, the core decoded from a
+    reparametrization and polished by node moves; then node moves on the real instance that keep
+    memory. None if the clock ran out."""
+    import dataclasses
+
+    allowed_e = inst.edge_cost < FORBIDDEN
+    upper = float(np.where(st.allowed, inst.cost, 0).sum() + np.where(allowed_e, inst.edge_cost, 0).sum()) + 1.0
+    pos = inst.usage[inst.usage > 0]
+    eps = (float(pos.min()) if pos.size else 1.0) / (2 * upper)
+    cost = np.where(st.allowed, inst.usage + eps * inst.cost, 2 * FORBIDDEN)
+    ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
+    lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
+    el = eliminate(lean)
+    core = Core(el)
+    core.diffuse(30, damping=0.8, deadline=deadline)
+    state = PlanState(inst, _core_plan(el, core, deadline))
+    state.deadline = deadline
+    if state.overload() > state.tol:
+        state.repair_memory(allow_forbidden=False)
+    if state.overload() <= state.tol:
+        for _ in range(2):
+            if state.sweep_nodes() <= 0 or state.expired():
+                break
+    return state
+
+
+def _core_plan(el, core: Core, deadline: float, rounds: int = 3) -> np.ndarray:
+    """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
+    reparametrization's decode and OneFlow's sequential greedy, improved by joint moves of a node
+    with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
+    exactly through the eliminated nodes."""
+    from .algorithms import _sequential_greedy
+
+    choice = core.decode()
+    linked = sorted({v for key in el.edges for v in key})
+    if not linked:
+        return el.extend(choice)
+    idx = {v: i for i, v in enumerate(linked)}
+    keys = list(el.edges)
+    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
+    sub = IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
+                          cost=np.concatenate([cap(el.unary[v]) for v in linked]),
+                          usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
+                          start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
+                          edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
+                          edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+    start = np.array([choice[v] for v in linked], dtype=np.int64)
+    seq = _sequential_greedy(sub)
+    if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
+        start = seq
+    state = PlanState(sub, start)
+    state.deadline = deadline
+    for _ in range(rounds):
+        gain = state.sweep_nodes(memory=False)
+        if not state.expired():
+            gain += state.neighbourhood_sweep(memory=False)
+        if gain <= 0 or state.expired():
+            break
+    choice.update({v: int(state.s[idx[v]]) for v in linked})
+    return el.extend(choice)

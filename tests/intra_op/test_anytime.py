@@ -1,0 +1,184 @@
+"""intra-op ``anytime`` (the default): certified bounds, feasibility, honest statuses, and the
+effect of every stage (each test fails if its stage is removed)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as hst
+
+import optsched
+from optsched.problems.intra_op import PROBLEM, check, generate
+from optsched.problems.intra_op.dual import Core, lagrangian_value, priced_instance
+from optsched.problems.intra_op.elimination import eliminate
+from optsched.problems.intra_op.generate import tiny_instances
+from optsched.problems.intra_op.state import structure
+
+#: small budgets keep these tests fast; without a time limit the method stops on its own
+#: (LNS patience, subgradient iteration cap), so results do not depend on the machine's speed
+FAST = {"budget": 5.0, "random_paths": 20, "regions": 5}
+
+
+def _random(seed, nodes=8, strategies=3, ratio=1.05, graph="random"):
+    return generate(seed, graph=graph, nodes=nodes, strategies=strategies, memory_ratio=ratio)
+
+
+def test_default_method_is_anytime_and_milp_stays():
+    assert PROBLEM.default_method == "anytime"
+    assert "milp" in PROBLEM.methods
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_anytime_optimal_on_tiny(seed):
+    """With its exact stage, the default proves the optimum of every tiny instance."""
+    inst = tiny_instances(seed)
+    ref = optsched.solve(inst, "brute")
+    r = optsched.solve(inst, options=FAST)
+    assert r.method == "anytime"
+    assert r.status == "optimal" and r.objective == pytest.approx(ref.objective, rel=1e-9)
+    assert r.bound <= ref.objective + 1e-9 * abs(ref.objective)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=hst.integers(0, 10_000), nodes=hst.integers(4, 9), ratio=hst.sampled_from([1.0, 1.02, 1.05, 1.3, 3.0]),
+       graph=hst.sampled_from(["random", "random-sp"]))
+def test_certified_bound_never_exceeds_optimum(seed, nodes, ratio, graph):
+    """Without the MILP the bound comes from the Lagrangian dual and the diffusion
+    reparametrization; it must stay at or below the brute-force optimum, and the plan be
+    feasible and no better than the optimum."""
+    inst = _random(seed, nodes=nodes, ratio=ratio, graph=graph)
+    try:
+        ref = optsched.solve(inst, "brute")
+    except Exception:  # noqa: BLE001 - no feasible plan: the method must not claim one
+        r = optsched.solve(inst, options={**FAST, "exact": False})
+        assert r.solution is None or not check(inst, r.solution).feasible or r.status == "error"
+        return
+    if ref.status != "optimal":
+        return
+    opt = ref.objective
+    r = optsched.solve(inst, options={**FAST, "exact": False})
+    # 1e-9 relative: the bound's own safety margin is 1e-9 relative plus integer rounding
+    assert r.bound is None or r.bound <= opt + 1e-9 * abs(opt)
+    assert r.stats.get("bound_source") in (None, "lagrangian-diffusion")
+    if r.solution is not None:
+        rep = check(inst, r.solution)
+        assert rep.feasible and rep.objective >= opt - 1e-9 * abs(opt)
+        if r.status == "optimal":
+            assert rep.objective == pytest.approx(opt, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_any_reparametrization_and_any_prices_bound_opt(seed):
+    """The dual bound is valid for *any* multipliers: random prices and random phi, checked
+    against the brute-force optimum (memory included)."""
+    inst = _random(seed, nodes=7, ratio=1.0)
+    opt = optsched.solve(inst, "brute").objective
+    st = structure(inst)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        price = rng.uniform(0, 2.0, len(st.times)) * float(np.median(inst.cost)) / max(float(np.median(inst.usage)), 1)
+        el = eliminate(priced_instance(inst, st, price))
+        core = Core(el)
+        core.phi_a = rng.normal(0, 10, core.phi_a.size)
+        core.phi_b = rng.normal(0, 10, core.phi_b.size)
+        assert lagrangian_value(core.bound(), price, st.limit) <= opt + 1e-9 * abs(opt)
+        core.diffuse(30)
+        assert lagrangian_value(core.bound(), price, st.limit) <= opt + 1e-9 * abs(opt)
+
+
+def test_diffusion_raises_the_bound_to_the_memory_free_lp():
+    """Removing the diffusion leaves the trivial sum-of-minima bound: the diffusion must raise it,
+    up to (not above) the memory-free MILP optimum."""
+    inst = _random(5, nodes=40, strategies=4, ratio=1.3)
+    st = structure(inst)
+    el = eliminate(priced_instance(inst, st, None))
+    core = Core(el)
+    assert core.keys, "the test needs a core with edges"
+    trivial = core.bound()
+    better = core.diffuse(300)
+    free = optsched.solve(inst.__class__(**{**{f: getattr(inst, f) for f in (
+        "num_strategies", "cost", "usage", "start", "end", "edge_u", "edge_v", "edge_cost")}, "usage_limit": None}),
+        "milp").objective
+    assert trivial < better <= free + 1e-9 * abs(free)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plan_always_feasible_and_time_limit_never_optimal(seed):
+    inst = generate(seed, preset="small")
+    r = optsched.solve(inst, time_limit=0.05)
+    assert r.status != "optimal"
+    assert r.solution is not None and check(inst, r.solution).feasible
+    assert r.bound is None or r.bound <= r.objective
+
+
+def test_time_limit_is_kept():
+    """The method stops before the limit (its reserve is max(0.2 s, 1.5 %)); 0.5 s of slack for
+    the core's own record keeping on a loaded machine."""
+    inst = generate(0, preset="transformer-1d")
+    r = optsched.solve(inst, time_limit=2.0, options={"exact": False})
+    assert r.wall_s <= 2.0 + 0.5
+    assert r.status in ("time_limit", "feasible", "optimal")
+
+
+# -- every stage changes a result ------------------------------------------------------------------
+def _no_exact(**kw):
+    return {**FAST, "exact": False, **kw}
+
+
+def test_exact_stage_proves_optimality():
+    inst = generate(0, preset="small")
+    with_exact = optsched.solve(inst, options=FAST)
+    without = optsched.solve(inst, options=_no_exact())
+    assert with_exact.status == "optimal" and with_exact.stats["bound_source"] == "milp"
+    assert without.stats.get("bound_source") != "milp"
+
+
+def test_lagrange_stage_gives_the_bound():
+    inst = generate(0, preset="small")
+    on = optsched.solve(inst, options=_no_exact())
+    off = optsched.solve(inst, options=_no_exact(lagrange=False))
+    assert on.bound is not None and on.stats["bound_source"] == "lagrangian-diffusion"
+    assert off.bound is None
+
+
+def test_lagrange_prices_raise_the_bound_above_the_memory_free_one():
+    """With the subgradient steps removed (one iteration: prices 0) the bound is the memory-free
+    one; the steps raise it on an instance where memory binds."""
+    inst = _random(5, nodes=40, strategies=4, ratio=1.02)
+    opt = optsched.solve(inst, "milp").objective
+    one = optsched.solve(inst, options=_no_exact(lagrange_iterations=1, lns=False))
+    many = optsched.solve(inst, options=_no_exact(lns=False))
+    assert one.bound < many.bound <= opt
+
+
+def test_lns_stage_improves_the_plan():
+    inst = _random(3, nodes=40, strategies=4, ratio=1.1)
+    on = optsched.solve(inst, options=_no_exact(lagrange=False))
+    off = optsched.solve(inst, options=_no_exact(lagrange=False, lns=False))
+    assert on.objective < off.objective
+
+
+def test_repair_of_relaxed_plans_improves_the_start():
+    inst = _random(3, nodes=40, strategies=4, ratio=1.1)
+    on = optsched.solve(inst, options=_no_exact(lns=False))
+    off = optsched.solve(inst, options=_no_exact(lns=False, repair=False))
+    assert on.objective < off.objective
+    assert on.stats["found_by"].startswith("lagrange")
+
+
+def test_infeasible_instance_is_a_typed_error():
+    from optsched.core.errors import Infeasible
+    inst = _random(0, nodes=5)
+    bad = inst.__class__(**{**{f: getattr(inst, f) for f in (
+        "num_strategies", "cost", "usage", "start", "end", "edge_u", "edge_v", "edge_cost")},
+        "usage_limit": 0.0})
+    live = np.repeat(bad.end > bad.start, bad.num_strategies)
+    if not np.any(live & (bad.usage > 0)):
+        pytest.skip("generated instance uses no memory")
+    r = optsched.solve(bad, options=FAST)
+    assert r.status in ("infeasible", "error") and r.solution is None or not check(bad, r.solution).feasible
+    with pytest.raises(Infeasible):
+        from optsched.problems.intra_op.anytime import _allowed_or_raise
+        _allowed_or_raise(bad, structure(bad))
