@@ -271,18 +271,24 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
     limit = st.limit
     memory = math.isfinite(limit) and len(st.times) > 0
     price = np.zeros(len(st.times)) if memory else None
+    t_setup = time.perf_counter()
     el = eliminate(priced_instance(inst, st, price))
     core = Core(el)
+    setup_s = time.perf_counter() - t_setup
     sweeps = int(opts.get("sweeps", 0)) or max(20, min(400, int(2e8 / max(1, core.entries))))
     step_scale, last_best, stall = 1.0, -math.inf, 0
     history, times = [], []
     it = 0
     while time.perf_counter() < (lag_end if best.s is not None else end):
         tt = [time.perf_counter()]
+        stop = lag_end if best.s is not None else end
+        if it and stop - tt[0] < 1.5 * setup_s:
+            break  # the next step's uninterruptible setup would not fit
         priced = priced_instance(inst, st, price)
         if it:
             el = eliminate(priced)
             core.set_costs(el)
+            setup_s = time.perf_counter() - tt[0]
         lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, deadline=lag_end)
         value = lagrangian_value(lb, price, limit) if memory else lb
         best.offer_bound(value, "lagrangian-diffusion")
