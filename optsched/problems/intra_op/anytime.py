@@ -188,7 +188,7 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     if plan_cost(inst, state.s)[0] >= FORBIDDEN and opts.get("lean_start", True):
         # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs)
         stats["stages"].append("lean-start")
-        lean = _lean_plan(inst, st, min(end, t0 + 2 * float(opts.get("start_share", 0.1)) * budget))
+        lean = _lean_plan(inst, st, min(end, t0 + 5 * float(opts.get("start_share", 0.1)) * budget))
         if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
             state = lean
     if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
@@ -350,9 +350,7 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
     ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
     lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
     el = eliminate(lean)
-    core = Core(el)
-    core.diffuse(30, damping=0.8, deadline=deadline)
-    state = PlanState(inst, _core_plan(el, core, deadline))
+    state = PlanState(inst, _core_plan(el, None, deadline))
     state.deadline = deadline
     if state.overload() > state.tol:
         state.repair_memory(allow_forbidden=False)
@@ -363,14 +361,14 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
     return state
 
 
-def _core_plan(el, core: Core, deadline: float, rounds: int = 3) -> np.ndarray:
+def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3) -> np.ndarray:
     """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
-    reparametrization's decode and OneFlow's sequential greedy, improved by joint moves of a node
+    reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's sequential greedy, improved by joint moves of a node
     with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
     exactly through the eliminated nodes."""
     from .algorithms import _sequential_greedy
 
-    choice = core.decode()
+    choice = core.decode() if core is not None else el.independent_choice()
     linked = sorted({v for key in el.edges for v in key})
     if not linked:
         return el.extend(choice)
