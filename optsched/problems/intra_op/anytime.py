@@ -302,8 +302,23 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
         repair_every = int(opts.get("repair_every", 4))
         if opts.get("repair", True) and time.perf_counter() < end and (
                 it == 1 or over <= 1.05 or it % repair_every == 0 or time.perf_counter() > lag_end):
+            if over > float(opts.get("clamp_over", 2.0)) and opts.get("clamp", True):
+                # far over the limit: a fast plan first -- every node live at an overloaded time to
+                # its least-usage strategy, then the forbidden-pair fixes and node moves
+                fast = PlanState(inst, s)
+                fast.deadline = min(end, time.perf_counter() + 0.25 * (end - time.perf_counter()))
+                fast.clamp_overloaded()
+                _make_feasible(fast)
+                if fast.overload() <= fast.tol:
+                    fast.sweep_nodes()
+                best.offer(fast, f"lagrange-clamp[{it}]", t0)
             state = PlanState(inst, s)
-            state.deadline = min(end, max(lag_end, time.perf_counter() + 0.1 * (end - time.perf_counter())))
+            # the first relaxed plan may take half the time left to repair (all of it while no
+            # plan exists; A: the repaired memory-free plan is 2-4x cheaper than the memory-lean
+            # start); later ones a tenth
+            now = time.perf_counter()
+            state.deadline = (end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
+                min(end, max(lag_end, now + 0.1 * (end - now)))
             _make_feasible(state)
             if state.overload() <= state.tol:
                 state.sweep_nodes()
