@@ -182,3 +182,36 @@ def test_infeasible_instance_is_a_typed_error():
     with pytest.raises(Infeasible):
         from optsched.problems.intra_op.anytime import _allowed_or_raise
         _allowed_or_raise(bad, structure(bad))
+
+
+def test_clamped_repair_gives_plans_when_the_full_repair_is_off():
+    """The clamped repair alone (full repair removed) still turns relaxed plans into feasible,
+    cheaper plans than the start; removing it too leaves the start plan. (clamp_over 1.0: these
+    small instances are never 2x over the limit, where the default turns it on.)"""
+    inst = _random(5, nodes=30, strategies=4, ratio=1.0)
+    opts = _no_exact(lns=False, full_repair=False, clamp_over=1.0)
+    on = optsched.solve(inst, options=opts)
+    off = optsched.solve(inst, options={**opts, "clamp": False})
+    assert on.objective < off.objective == off.stats["start_value"]
+    assert on.stats["found_by"].startswith("lagrange-clamp")
+
+
+def test_lean_start_removes_forbidden_pairs_that_node_moves_keep():
+    """Least-memory plan (0, 0) is a forbidden pair, and so is every single-node move from it;
+    only (1, 1) is allowed. Node moves keep a forbidden pair; the memory-lean start does not."""
+    from optsched.problems.intra_op import IntraOpInstance
+    from optsched.problems.intra_op.algorithms import least_memory_plan
+    from optsched.problems.intra_op.anytime import _lean_plan
+    from optsched.problems.intra_op.state import PlanState
+
+    big = 1e18
+    inst = IntraOpInstance(num_strategies=[2, 2, 2], cost=[1, 5, 1, 5, 1, 1], usage=[1, 2, 1, 2, 1, 1],
+                           start=[0, 0, 0], end=[1, 1, 1], edge_u=[0, 1], edge_v=[1, 2],
+                           edge_cost=[big, big, big, 3, 0, 0, 0, 0], usage_limit=6)
+    moved = PlanState(inst, least_memory_plan(inst))
+    moved.sweep_nodes()
+    assert moved.forbidden_edges().size > 0
+    lean = _lean_plan(inst, structure(inst), math.inf)
+    assert lean.forbidden_edges().size == 0 and check(inst, {"strategy": lean.s.tolist()}).feasible
+    r = optsched.solve(inst, options=FAST)
+    assert r.status == "optimal" and r.objective == 5 + 5 + 1 + 3  # s = (1, 1, either)

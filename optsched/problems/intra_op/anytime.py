@@ -312,17 +312,18 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
                 if fast.overload() <= fast.tol:
                     fast.sweep_nodes()
                 best.offer(fast, f"lagrange-clamp[{it}]", t0)
-            state = PlanState(inst, s)
+            state = PlanState(inst, s) if opts.get("full_repair", True) else None
             # the first relaxed plan may take half the time left to repair (all of it while no
             # plan exists; A: the repaired memory-free plan is 2-4x cheaper than the memory-lean
             # start); later ones a tenth
             now = time.perf_counter()
-            state.deadline = (end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
-                min(end, max(lag_end, now + 0.1 * (end - now)))
-            _make_feasible(state)
-            if state.overload() <= state.tol:
-                state.sweep_nodes()
-            best.offer(state, f"lagrange[{it}]", t0)
+            if state is not None:
+                state.deadline = (end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
+                    min(end, max(lag_end, now + 0.1 * (end - now)))
+                _make_feasible(state)
+                if state.overload() <= state.tol:
+                    state.sweep_nodes()
+                best.offer(state, f"lagrange[{it}]", t0)
         tt.append(time.perf_counter())
         times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])
         if not memory or best.closed or it >= int(opts.get("lagrange_iterations", 200)) or step_scale < 1e-4:
