@@ -123,16 +123,35 @@ def _make_feasible(state: PlanState) -> None:
     _fix(state, clock)
 
 
-def _lns_round(state: PlanState, rng, chains, opts, end: float) -> float:
-    """One round of the large-neighbourhood search; returns the gain."""
+def _lns_round(state: PlanState, rng, chains, opts, end: float, focus: set | None = None) -> float:
+    """One round of the large-neighbourhood search; returns the gain. With ``focus`` (the nodes
+    changed since the last round), the node, pair and group sweeps visit only those nodes and
+    their neighbours (elsewhere nothing changed, so those moves would find nothing new)."""
     from .algorithms import _random_path
 
     st = state.st
-    gain = state.sweep_nodes()
-    if opts.get("pair_moves", True) and time.perf_counter() < end:
-        gain += state.sweep_pairs()
-    if opts.get("group_moves", True) and time.perf_counter() < end:
-        gain += state.neighbourhood_sweep()
+    if focus is None:
+        gain = state.sweep_nodes()
+        if opts.get("pair_moves", True) and time.perf_counter() < end:
+            gain += state.sweep_pairs()
+        if opts.get("group_moves", True) and time.perf_counter() < end:
+            gain += state.neighbourhood_sweep()
+    else:
+        near = set(focus)
+        for x in focus:
+            near.update(int(w) for w in st.neighbours[x])
+        nodes = sorted(near)
+        gain = state.sweep_nodes(order=nodes)
+        if opts.get("pair_moves", True):
+            edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
+            for j, e in enumerate(edges):
+                if j % 256 == 0 and time.perf_counter() > end:
+                    break
+                x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
+                if 1 < st.k[x] * st.k[y] <= 40_000:
+                    gain += state.set_move([x, y])
+        if opts.get("group_moves", True) and time.perf_counter() < end:
+            gain += state.neighbourhood_sweep(nodes=nodes)
     if opts.get("large_moves", True):
         for i, path in enumerate(chains):
             if i % 64 == 0 and time.perf_counter() > end:
@@ -203,7 +222,8 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         from .model import build_model, decode
         stats["stages"].append("milp")
         model = build_model(inst)
-        sol = ctx.solve_model(model, time_limit=max(0.0, end - time.perf_counter()))
+        share = float(opts.get("milp_share", 0.6))
+        sol = ctx.solve_model(model, time_limit=max(0.0, share * (end - time.perf_counter())))
         milp_status = sol.status
         stats["milp_status"] = sol.status
         if sol.status == "infeasible":
@@ -219,7 +239,7 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     # 3. lagrange: priced memory-free problems, bound + repaired plans
     if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out():
         stats["stages"].append("lagrange")
-        share = float(opts.get("lagrange_share", 0.4))
+        share = float(opts.get("lagrange_share", 0.7))
         lag_end = min(end, time.perf_counter() + share * max(0.0, end - time.perf_counter()))
         if best.s is None:  # no plan yet: the relaxation's repaired plans are the only source left
             lag_end = end
@@ -233,8 +253,11 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         state.deadline = end
         chains = _chains(inst) if opts.get("large_moves", True) else []
         rounds = stale = 0
+        focus = None
         while not out() and not best.closed:
-            gain = _lns_round(state, rng, chains, opts, end)
+            state.touched = set()
+            gain = _lns_round(state, rng, chains, opts, end, focus if opts.get("focus", True) else None)
+            focus = state.touched
             rounds += 1
             best.offer(state, "lns", t0)
             stale = 0 if gain > 0 else stale + 1
@@ -301,7 +324,8 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
         over = float(loads.max()) / limit if memory and loads.size else 0.0
         repair_every = int(opts.get("repair_every", 4))
         if opts.get("repair", True) and time.perf_counter() < end and (
-                it == 1 or over <= 1.05 or it % repair_every == 0 or time.perf_counter() > lag_end):
+                it == 1 or over <= float(opts.get("repair_within", 1.25)) or it % repair_every == 0
+                or time.perf_counter() > lag_end):
             if over > float(opts.get("clamp_over", 2.0)) and opts.get("clamp", True):
                 # far over the limit: a fast plan first -- every node live at an overloaded time to
                 # its least-usage strategy, then the forbidden-pair fixes and node moves
@@ -331,8 +355,6 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
         if best.s is not None and time.perf_counter() > lag_end:
             break
         g = loads - limit
-        if np.all(g <= 0) and best.s is not None:
-            break
         if value > last_best + 1e-9 * abs(last_best if math.isfinite(last_best) else 0):
             last_best, stall = value, 0
         else:
