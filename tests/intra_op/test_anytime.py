@@ -215,3 +215,24 @@ def test_lean_start_removes_forbidden_pairs_that_node_moves_keep():
     assert lean.forbidden_edges().size == 0 and check(inst, {"strategy": lean.s.tolist()}).feasible
     r = optsched.solve(inst, options=FAST)
     assert r.status == "optimal" and r.objective == 5 + 5 + 1 + 3  # s = (1, 1, either)
+
+
+# -- real data (slow): the contest's shared instances at their time-outs --------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("name, timeout, optimum", [("B", 60.0, 532843.0), ("G", 120.0, 217039.0), ("A", 60.0, None)])
+def test_iopddl_shared_instances_at_the_contest_timeout(name, timeout, optimum):
+    """B and G: proved optimal (the spec's optima) within the time-out; A: a feasible plan and a
+    certified bound below it. The method's own clock stops at most 2% past the limit (the issue's
+    acceptance; it aims 1.5% before it)."""
+    from optsched.problems.intra_op import load_iopddl
+    from tests.conftest import require_data
+
+    inst = load_iopddl(require_data(f"iopddl/asplos-2025-iopddl-{name}.json.gz"))
+    r = optsched.solve(inst, time_limit=timeout)
+    assert r.wall_s <= 1.02 * timeout
+    assert r.solution is not None and check(inst, r.solution).feasible
+    assert r.bound is not None and r.bound <= r.objective
+    if optimum is not None:
+        assert r.status == "optimal" and r.objective == optimum
+    else:
+        assert r.status != "optimal" or r.bound == r.objective
