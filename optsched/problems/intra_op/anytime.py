@@ -204,13 +204,18 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         for _ in range(3):
             if state.sweep_nodes() <= 0 or state.expired():
                 break
-    if plan_cost(inst, state.s)[0] >= FORBIDDEN and opts.get("lean_start", True):
-        # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs)
+    # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs).
+    # Option defer_lean: only if the Lagrangian stage finds no plan (measured on A under load:
+    # no plan before the 60 s limit's last second, so the default runs it first)
+    forbidden_left = plan_cost(inst, state.s)[0] >= FORBIDDEN
+    defer_lean = forbidden_left and opts.get("lean_start", True) and opts.get("lagrange", True) and \
+        math.isfinite(st.limit) and opts.get("defer_lean", False)
+    if forbidden_left and opts.get("lean_start", True) and not defer_lean:
         stats["stages"].append("lean-start")
         lean = _lean_plan(inst, st, min(end, t0 + 5 * float(opts.get("start_share", 0.1)) * budget))
         if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
             state = lean
-    if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
+    if not defer_lean and (state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN):
         _make_feasible(state)
     best.offer(state, "least-memory", t0)
     stats["stages"].append("start")
@@ -237,16 +242,26 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
             best.offer_bound(sol.bound, "milp")
 
     # 3. lagrange: priced memory-free problems, bound + repaired plans
-    if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out():
+    # uninterruptible set-up of the next stages, roughly (seconds on a loaded 2-core machine):
+    # a stage is skipped when it could not start and stop before the deadline
+    setup = 5e-5 * (inst.num_nodes + inst.num_edges) + 1e-6 * inst.edge_cost.size
+    if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out() and (
+            best.s is None or end - time.perf_counter() > setup):
         stats["stages"].append("lagrange")
         share = float(opts.get("lagrange_share", 0.7))
         lag_end = min(end, time.perf_counter() + share * max(0.0, end - time.perf_counter()))
-        if best.s is None:  # no plan yet: the relaxation's repaired plans are the only source left
-            lag_end = end
-        _lagrange(inst, st, best, stats, lag_end, end, opts, t0)
+        reserve_lean = 0.3 * budget if defer_lean else 0.0
+        _lagrange(inst, st, best, stats, lag_end, end, opts, t0, no_plan_end=end - reserve_lean)
+    if best.s is None and defer_lean and not out():
+        stats["stages"].append("lean-start")
+        state = _lean_plan(inst, st, end)
+        if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
+            _make_feasible(state)
+        best.offer(state, "lean", t0)
 
     # 4. lns on the best plan
-    if opts.get("lns", True) and best.s is not None and not best.closed and not out():
+    if opts.get("lns", True) and best.s is not None and not best.closed and not out() and \
+            end - time.perf_counter() > 0.3 * setup:
         from .algorithms import _chains
         stats["stages"].append("lns")
         state = PlanState(inst, best.s)
@@ -289,7 +304,8 @@ def _bound(best: _Best):
     return best.bound if math.isfinite(best.bound) else None
 
 
-def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, opts, t0: float) -> None:
+def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, opts, t0: float, *,
+              no_plan_end: float | None = None) -> None:
     """Subgradient on memory prices; each step gives a bound and a repaired plan."""
     limit = st.limit
     memory = math.isfinite(limit) and len(st.times) > 0
@@ -302,9 +318,10 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
     step_scale, last_best, stall = 1.0, -math.inf, 0
     history, times = [], []
     it = 0
-    while time.perf_counter() < (lag_end if best.s is not None else end):
+    no_plan_end = end if no_plan_end is None else no_plan_end
+    while time.perf_counter() < (lag_end if best.s is not None else no_plan_end):
         tt = [time.perf_counter()]
-        stop = lag_end if best.s is not None else end
+        stop = lag_end if best.s is not None else no_plan_end
         if it and stop - tt[0] < 1.5 * setup_s:
             break  # the next step's uninterruptible setup would not fit
         priced = priced_instance(inst, st, price)
@@ -330,7 +347,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
                 # far over the limit: a fast plan first -- every node live at an overloaded time to
                 # its least-usage strategy, then the forbidden-pair fixes and node moves
                 fast = PlanState(inst, s)
-                fast.deadline = min(end, time.perf_counter() + 0.25 * (end - time.perf_counter()))
+                fast.deadline = min(no_plan_end, time.perf_counter() + 0.25 * (end - time.perf_counter()))
                 fast.clamp_overloaded()
                 _make_feasible(fast)
                 if fast.overload() <= fast.tol:
@@ -342,7 +359,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
             # start); later ones a tenth
             now = time.perf_counter()
             if state is not None:
-                state.deadline = (end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
+                state.deadline = (no_plan_end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
                     min(end, max(lag_end, now + 0.1 * (end - now)))
                 _make_feasible(state)
                 if state.overload() <= state.tol:
