@@ -1,7 +1,8 @@
 """T9: intra-operator sharding on the IOPDDL contest benchmarks (and OneFlow SBP graphs).
 
 One cell per (instance, method); the default ``anytime`` (plan + certified bound) comes first and
-the table shows value, bound, gap and the organisers' published winner cost side by side. Instances: every shared IOPDDL file (``iopddl/*.json.gz``:
+the table shows value, bound, gap and the organisers' published winner cost side by side.
+Instances: every shared IOPDDL file (``iopddl/*.json.gz``:
 A, B, G, M, S; QUICK: B and G only) and the contest's ``example.json``. Methods: the exact
 ``milp`` (HiGHS, ``mip_rel_gap = 0``) and every heuristic and baseline of ``intra-op``; each gets
 the contest's time-out for that instance as its time limit (60-240 s) [code: google/iopddl

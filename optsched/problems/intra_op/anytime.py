@@ -418,7 +418,8 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
 
 def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3) -> np.ndarray:
     """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
-    reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's sequential greedy, improved by joint moves of a node
+    reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's
+    sequential greedy, improved by joint moves of a node
     with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
     exactly through the eliminated nodes."""
     from .algorithms import _sequential_greedy
