@@ -333,7 +333,9 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
         value = lagrangian_value(lb, price, limit) if memory else lb
         best.offer_bound(value, "lagrangian-diffusion")
         tt.append(time.perf_counter())
-        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2)
+        # OneFlow's sequential greedy only on the first step: later the warm reparametrization
+        # decodes well and the greedy costs as much as the rest of the step
+        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2, greedy=it == 0)
         loads = loads_at_points(inst, st, s) if memory else None
         tt.append(time.perf_counter())
         history.append(value)
@@ -416,7 +418,7 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
     return state
 
 
-def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3) -> np.ndarray:
+def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: bool = True) -> np.ndarray:
     """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
     reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's
     sequential greedy, improved by joint moves of a node
@@ -438,9 +440,10 @@ def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3) -> np.nd
                           edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
                           edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
     start = np.array([choice[v] for v in linked], dtype=np.int64)
-    seq = _sequential_greedy(sub)
-    if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
-        start = seq
+    if greedy:
+        seq = _sequential_greedy(sub)
+        if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
+            start = seq
     state = PlanState(sub, start)
     state.deadline = deadline
     for _ in range(rounds):
