@@ -217,6 +217,29 @@ def test_lean_start_removes_forbidden_pairs_that_node_moves_keep():
     assert r.status == "optimal" and r.objective == 5 + 5 + 1 + 3  # s = (1, 1, either)
 
 
+
+def test_without_a_memory_limit_the_bound_is_the_pairwise_one():
+    """The contest's usage_limit is optional: no prices, the diffusion bound alone; with the MILP
+    stage off it still meets the MILP optimum on a small random graph (and never exceeds it)."""
+    import dataclasses
+
+    inst = dataclasses.replace(generate(0, preset="random"), usage_limit=None)
+    opt = optsched.solve(inst, "milp").objective
+    r = optsched.solve(inst, options=_no_exact())
+    assert r.bound <= opt + 1e-9 * abs(opt) and r.objective >= opt - 1e-9 * abs(opt)
+    assert r.stats["bound_source"] == "lagrangian-diffusion"
+
+
+def test_fractional_costs_close_at_the_milp_optimum():
+    """Float (non-integral) costs: the MILP's optimum closes the run at once ('optimal', no
+    Lagrangian or LNS stage after it), with the bound within 2e-9 relative of the value."""
+    inst = generate(0, graph="transformer", layers=2, mesh="2x4")
+    assert not np.all(inst.cost == np.round(inst.cost))
+    r = optsched.solve(inst, options=FAST)
+    assert r.status == "optimal" and r.stats["stages"] == ["start", "milp"]
+    assert r.objective - r.bound <= 2e-9 * abs(r.objective)
+
+
 # -- real data (slow): the contest's shared instances at their time-outs --------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("name, timeout, optimum", [("B", 60.0, 532843.0), ("G", 120.0, 217039.0), ("A", 60.0, None)])
