@@ -53,9 +53,10 @@ __all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
 MILP_MAX_ENTRIES = 1_000_000
 
 
-def loads_at_points(inst: IntraOpInstance, st, s: np.ndarray) -> np.ndarray:
-    """Memory in use at every compressed time point (interval start) under plan ``s``."""
-    u = inst.usage[st.off[:-1] + s]
+def loads_at_points(inst: IntraOpInstance, st, s: np.ndarray, usage: np.ndarray | None = None) -> np.ndarray:
+    """Memory in use at every compressed time point (interval start) under plan ``s`` (or with
+    the per-node ``usage`` given)."""
+    u = inst.usage[st.off[:-1] + s] if usage is None else usage
     live = st.b > st.a
     diff = np.zeros(len(st.times) + 1)
     np.add.at(diff, st.a[live], u[live])
@@ -113,6 +114,16 @@ def _allowed_or_raise(inst: IntraOpInstance, st) -> None:
     if empty.size:
         raise Infeasible(f"node {int(empty[0])} has no allowed strategy (every cost >= {FORBIDDEN:g} or usage "
                          "over the limit)")
+    if math.isfinite(st.limit) and len(st.times):
+        # each node at its least usage among allowed strategies minimizes the load at every time
+        # at once: if that load exceeds the limit somewhere, no plan fits
+        least = np.where(ok, inst.usage, np.inf)
+        least = np.minimum.reduceat(least, st.off[:-1])
+        load = loads_at_points(inst, st, np.zeros(inst.num_nodes, np.int64), usage=least)
+        j = int(np.argmax(load))
+        if load[j] > st.limit * (1 + 1e-9):
+            raise Infeasible(f"even with every node at its least allowed usage the memory at time "
+                             f"{int(st.times[j])} is {load[j]:g} > the limit {st.limit:g}")
 
 
 def _make_feasible(state: PlanState) -> None:
