@@ -1,6 +1,8 @@
 """T9: intra-operator sharding on the IOPDDL contest benchmarks (and OneFlow SBP graphs).
 
-One cell per (instance, method). Instances: every shared IOPDDL file (``iopddl/*.json.gz``:
+One cell per (instance, method); the default ``anytime`` (plan + certified bound) comes first and
+the table shows value, bound, gap and the organisers' published winner cost side by side.
+Instances: every shared IOPDDL file (``iopddl/*.json.gz``:
 A, B, G, M, S; QUICK: B and G only) and the contest's ``example.json``. Methods: the exact
 ``milp`` (HiGHS, ``mip_rel_gap = 0``) and every heuristic and baseline of ``intra-op``; each gets
 the contest's time-out for that instance as its time limit (60-240 s) [code: google/iopddl
@@ -27,7 +29,11 @@ from optsched.repro import Experiment
 TIMEOUT_S = {"A": 60.0, "B": 60.0, "G": 120.0, "M": 180.0, "S": 240.0, "example": 10.0}
 INSTANCES = ("example", "B", "G", "A", "M", "S")
 QUICK_INSTANCES = ("example", "B", "G")
-METHODS = ("milp", "lp-round", "local-search", "oneflow", "dp", "greedy", "replicated", "data-parallel")
+METHODS = ("anytime", "milp", "lp-round", "local-search", "oneflow", "dp", "greedy", "replicated", "data-parallel")
+#: the organisers' published final costs [code: google/iopddl final leaderboard]: team01 (the
+#: winner) and XLA's auto-sharding where listed; compared side by side, never re-measured here
+WINNER = {"A": 6_569_457_676, "B": 532_843, "G": 217_039, "M": 49_928_460_991, "S": 1_534_613_444}
+XLA = {"A": 13.2e9, "B": 990_205, "G": 1_264_777}
 
 
 def _path(name: str) -> str:
@@ -60,14 +66,15 @@ def run_cell(params: dict, seed: int) -> dict:
         return {**row, "status": "n/a", "reason": why}
     r = optsched.solve(inst, method, time_limit=timeout, seed=0)
     row.update(status=r.status, value=r.objective, bound=r.bound, gap=r.gap, wall_s=r.wall_s,
+               bound_source=r.stats.get("bound_source", "milp" if method in ("milp", "lp-round") else ""),
                within_timeout=r.wall_s <= timeout, reason=r.reason or "",
                hit_time_limit=r.status == "time_limit" or bool(r.stats.get("stopped_by_time")),
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return row
 
 
-COLUMNS = ["instance", "method", "status", "value", "bound", "gap", "ratio", "ratio_to", "wall_s", "timeout_s",
-           "within_timeout", "reason"]
+COLUMNS = ["instance", "method", "status", "value", "bound", "gap", "bound_source", "winner_published",
+           "value_over_winner", "xla_published", "ratio", "ratio_to", "wall_s", "timeout_s", "within_timeout", "reason"]
 
 
 def _with_ratios(rows: list[dict]) -> list[dict]:
@@ -80,6 +87,9 @@ def _with_ratios(rows: list[dict]) -> list[dict]:
         r = dict(r)
         m = ref.get(r["instance"])
         r["ratio"], r["ratio_to"] = None, ""
+        r["winner_published"], r["xla_published"] = WINNER.get(r["instance"]), XLA.get(r["instance"])
+        r["value_over_winner"] = (r["value"] / r["winner_published"]
+                                  if r.get("value") is not None and r["winner_published"] else None)
         if m is not None and r.get("value") is not None and r.get("status") in ("optimal", "feasible"):
             if m["status"] == "optimal":
                 r["ratio"], r["ratio_to"] = r["value"] / m["value"], "OPT"
@@ -91,18 +101,22 @@ def _with_ratios(rows: list[dict]) -> list[dict]:
 
 def report(rows: list[dict], out) -> None:
     rows = _with_ratios(rows)
-    exact = [r for r in rows if r["method"] == "milp"]
+    exact = [r for r in rows if r["method"] in ("milp", "anytime")]
     notes = ["Time limit of every method = the contest's time-out for the instance (60-240 s on the contest's "
              "machine; this is a 2-core shared machine). status time_limit: no proof within it; gap = |value - "
              "bound| / |value|.",
              "ratio = value / OPT when milp proved optimality, else value / milp bound (an over-estimate of the "
              "ratio to OPT); empty when neither exists.",
-             "Forbidden (1e18) costs are constraints here: a plan using one is reported as an error, not scored."]
+             "Forbidden (1e18) costs are constraints here: a plan using one is reported as an error, not scored.",
+             "winner_published / xla_published: the organisers' final scores (team01 = winner; XLA auto-sharding), "
+             "measured on the contest's hardware, shown beside ours; value_over_winner = value / winner_published. "
+             "bound_source: milp (the back-end's proven bound) or lagrangian-diffusion (anytime's certified dual)."]
     for r in exact:
-        notes.append(f"{r['instance']}: milp {r.get('status')} value {r.get('value')} bound {r.get('bound')} "
+        notes.append(f"{r['instance']}: {r['method']} {r.get('status')} value {r.get('value')} bound {r.get('bound')} "
                      f"in {r.get('wall_s', float('nan')):.1f} s")
     out.table("instances", rows, COLUMNS, caption="Every method on every shared IOPDDL instance.", notes=notes,
-              formats={"value": ".6g", "bound": ".6g", "gap": ".3g", "ratio": ".5f", "wall_s": ".2f"})
+              formats={"value": ".6g", "bound": ".6g", "gap": ".3g", "ratio": ".5f", "wall_s": ".2f",
+                       "winner_published": ".6g", "xla_published": ".6g", "value_over_winner": ".4f"})
     pts = [r for r in rows if r.get("ratio") is not None and r.get("wall_s")]
     if pts:
         import matplotlib.pyplot as plt
@@ -127,9 +141,11 @@ def report(rows: list[dict], out) -> None:
 
 EXPERIMENT = Experiment(
     id="T9",
-    title="intra-op: IOPDDL contest benchmarks, exact MILP vs OneFlow, local search, LP rounding, baselines",
+    title="intra-op: IOPDDL contest benchmarks, anytime default and exact MILP vs OneFlow, local search, LP rounding, "
+          "baselines, beside the contest winner's published costs",
     paper="ASPLOS/EuroSys 2025 IOPDDL contest (google/iopddl); OneFlow arXiv 2110.15032 (auto-parallel code)",
-    formulation="[code: Alpa/TePDist] one-hot + equality-marginal MILP; [ours] memory rows at maximal starts",
+    formulation="[code: Alpa/TePDist] one-hot + equality-marginal MILP; [ours] memory rows at maximal starts; "
+                "[ours] anytime: Lagrangian memory prices + diffusion bound, repair, LNS",
     cells=cells,
     run_cell=run_cell,
     report=report,

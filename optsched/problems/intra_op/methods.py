@@ -7,12 +7,13 @@ import numpy as np
 from optsched.core.registry import Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome, relaxation_outcome
 
-from . import algorithms, baselines
+from . import algorithms, anytime as _anytime, baselines
 from .instance import FORBIDDEN, IntraOpInstance
 from .model import build_model, decode
 from .problem import PROBLEM
 
 __all__ = ["milp", "lp", "brute", "BRUTE_MAX_PLANS"]
+
 
 #: largest search space (prod_v k_v) brute force enumerates
 BRUTE_MAX_PLANS = 200_000
@@ -112,3 +113,39 @@ PROBLEM.method("replicated", kind="baseline", fidelity="ours", applicable=baseli
 PROBLEM.method("data-parallel", kind="baseline", fidelity="ours",
                applicable=baselines.labelled(baselines.DATA_PARALLEL),
                summary="every node S(0) on each axis, memory-repaired")(baselines.data_parallel)
+
+_O = Option
+ANYTIME_OPTIONS = {
+    "budget": _O(float, 60.0, "seconds to run when no time limit is given"),
+    "exact": _O(bool, True, "run the MILP when the instance is small"),
+    "milp_max_entries": _O(int, _anytime.MILP_MAX_ENTRIES, "most edge-cost entries for the MILP stage"),
+    "milp_share": _O(float, 0.6, "share of the time left given to the MILP stage"),
+    "lagrange": _O(bool, True, "the Lagrangian stage (bound and repaired plans)"),
+    "lagrange_share": _O(float, 0.7, "share of the time left given to the Lagrangian stage"),
+    "lagrange_iterations": _O(int, 200, "most subgradient steps"),
+    "repair_every": _O(int, 4, "repair every this many relaxed plans (and those within repair_within)"),
+    "repair_within": _O(float, 1.25, "repair every relaxed plan whose peak / limit is at most this"),
+    "start_share": _O(float, 0.1, "share of the budget for the start plan's repair"),
+    "lean_start": _O(bool, True, "memory-lean start when the least-memory plan keeps forbidden pairs"),
+    "defer_lean": _O(bool, False, "lean start only if the Lagrangian stage finds no plan"),
+    "full_repair": _O(bool, True, "the point-by-point repair of relaxed plans"),
+    "clamp": _O(bool, True, "a fast clamped repair of relaxed plans far over the limit"),
+    "clamp_over": _O(float, 2.0, "peak / limit above which the clamped repair runs first"),
+    "sweeps": _O(int, 0, "diffusion sweeps per Lagrangian step (0: by core size)"),
+    "repair": _O(bool, True, "repair each Lagrangian plan into a feasible one"),
+    "lns": _O(bool, True, "the large-neighbourhood search stage"),
+    "patience": _O(int, 3, "without a time limit: LNS rounds without gain before stopping"),
+    "focus": _O(bool, True, "LNS: after the first round, sweep only near the nodes that changed"),
+    "pair_moves": _O(bool, True, "LNS: joint moves of an edge's two nodes"),
+    "group_moves": _O(bool, True, "LNS: joint moves of a node and up to 3 neighbours"),
+    "large_moves": _O(bool, True, "LNS: chain, random-path and region DP moves"),
+    "random_paths": _O(int, 200, "LNS: random induced paths per round"),
+    "path_length": _O(int, 8, "LNS: nodes per random path"),
+    "regions": _O(int, 50, "LNS: random connected regions re-optimized per round"),
+    "region_size": _O(int, 40, "LNS: nodes per region"),
+}
+PROBLEM.method("anytime", kind="exact", fidelity="ours", uses_backend=True,
+               summary="default: least-memory start, MILP when small, Lagrangian memory prices with a "
+                       "certified diffusion bound + repaired plans, then large-neighbourhood search; "
+                       "optimal only when plan and bound meet",
+               options=ANYTIME_OPTIONS)(_anytime.anytime)

@@ -38,7 +38,7 @@ PROBLEM = register_problem(Problem(
     importers={"iopddl": load_iopddl},
     solution_exporters={"iopddl": export_iopddl_solution},
     build_model=build_model,
-    default_method="milp",
+    default_method="anytime",
     reference_method="milp",
     tiny_instances=tiny_instances,
 ))

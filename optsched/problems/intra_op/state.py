@@ -131,6 +131,8 @@ class PlanState:
         np.add.at(self.load, self.st.b, -u)
         self.load = np.cumsum(self.load)[:-1].copy()
         self.moves = {"node": 0, "set": 0, "chain": 0, "region": 0, "repair": 0}
+        #: nodes whose strategy changed since the caller last cleared it (focus of the next sweeps)
+        self.touched: set[int] = set()
         #: perf_counter time after which sweeps and fixes stop early (a method's time limit)
         self.deadline = math.inf
         # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices
@@ -196,6 +198,7 @@ class PlanState:
         if a < b:
             self.load[a:b] += self.usage_of(x, strategy) - self.usage_of(x, old)
         self.s[x] = strategy
+        self.touched.add(int(x))
         for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
             w = st.inc_other[i]
             mat = st.edge_matrix(st.inc_edge[i])

@@ -1,0 +1,469 @@
+"""The anytime default of ``intra-op``: a feasible plan at every moment, a certified lower bound,
+``optimal`` only when the two meet [ours].
+
+Stages (each recorded in ``stats["stages"]``; every one can be switched off for tests):
+
+1. **start** -- the least-memory plan (per node the allowed strategy of least usage), repaired
+   (memory, forbidden pairs) when needed: the fallback that fits whenever any plan does on the
+   public instances.
+2. **exact** (``milp_max_entries``) -- when the instance is small enough, the MILP of
+   :mod:`.model` on the context's back-end with the remaining time: its incumbent and its proven
+   bound (status ``optimal`` when it proves it).
+3. **lagrange** -- the memory rows priced by multipliers per time point (:mod:`.dual`); every
+   priced, memory-free problem is reduced by the exact eliminations and its core bounded by a
+   reparametrization (min-sum diffusion): ``L(lam)`` is a certified lower bound; the core's
+   decoded plan is extended, repaired to memory feasibility and polished, and the multipliers move
+   by a Polyak subgradient step on the relaxed plan's overloads.
+4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
+   moves, small-group moves, exact Viterbi DPs over chains and random induced paths, and exact
+   (elimination) re-optimisation of random connected regions, all memory-feasible
+   (:class:`.state.PlanState`).
+
+Time: every stage polls the context's clock; the method stops ``max(0.2 s, 1.5 %)`` before the
+limit so that the checker and the result still fit within it. Without a time limit the budget
+is the option ``budget`` (default 60 s) and the run stops earlier when the plan is proved
+optimal.
+
+Bound (``stats["bound_source"]``): ``milp`` (the back-end's proven MILP bound), or
+``lagrangian-diffusion`` (``max over tried lam`` of the reparametrization bound of the priced
+problem minus ``M sum lam``), whichever is larger. Both are valid lower bounds for any
+multipliers; no bound is ever estimated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from optsched.core.errors import Infeasible
+from optsched.core.registry import Outcome
+from optsched.core.solving import SolveContext
+
+from .dual import Core, lagrangian_value, priced_instance
+from .elimination import eliminate
+from .instance import FORBIDDEN, IntraOpInstance, plan_cost
+from .state import PlanState, structure
+
+__all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
+
+#: edge-cost entries up to which the exact MILP is run (B, G: 2.4e5 entries, proved optimal in
+#: 6-24 s on this machine; A, M, S: 5e6 entries, where HiGHS finds no incumbent in 60 s) [ours]
+MILP_MAX_ENTRIES = 1_000_000
+
+
+def loads_at_points(inst: IntraOpInstance, st, s: np.ndarray, usage: np.ndarray | None = None) -> np.ndarray:
+    """Memory in use at every compressed time point (interval start) under plan ``s`` (or with
+    the per-node ``usage`` given)."""
+    u = inst.usage[st.off[:-1] + s] if usage is None else usage
+    live = st.b > st.a
+    diff = np.zeros(len(st.times) + 1)
+    np.add.at(diff, st.a[live], u[live])
+    np.add.at(diff, st.b[live], -u[live])
+    return np.cumsum(diff)[:-1]
+
+
+class _Best:
+    """The best feasible plan and the best certified bound so far."""
+
+    def __init__(self, inst: IntraOpInstance, integral: bool):
+        self.inst = inst
+        self.value = math.inf
+        self.s: np.ndarray | None = None
+        self.bound = -math.inf
+        self.bound_source = None
+        self.integral = integral
+        self.found_by = None
+        self.trace: list = []
+
+    def offer(self, state: PlanState, source: str, t0: float) -> bool:
+        if state.overload() > state.tol:
+            return False
+        value = plan_cost(self.inst, state.s)[0]
+        if value >= FORBIDDEN or value >= self.value:
+            return False
+        self.value, self.s, self.found_by = value, state.s.copy(), source
+        self.trace.append((round(time.perf_counter() - t0, 3), source, value))
+        return True
+
+    def offer_bound(self, bound: float | None, source: str) -> None:
+        if bound is None or not math.isfinite(bound):
+            return
+        # float sums: lower a computed bound by a relative 1e-9 before it certifies anything
+        b = bound - 1e-9 * abs(bound)
+        if self.integral:
+            b = math.ceil(b - 1e-6)
+        if b > self.bound:
+            self.bound, self.bound_source = b, source
+
+    @property
+    def closed(self) -> bool:
+        # the bound was lowered by 1e-9 relative before certifying (offer_bound): a plan within
+        # twice that of it is proved optimal up to float rounding
+        return self.s is not None and self.value <= self.bound + 2e-9 * abs(self.value)
+
+
+def _allowed_or_raise(inst: IntraOpInstance, st) -> None:
+    ok = st.allowed.copy()
+    if math.isfinite(st.limit):
+        live = np.repeat(st.b > st.a, inst.num_strategies)
+        ok &= ~live | (inst.usage <= st.limit)
+    per_node = np.add.reduceat(ok.astype(np.int64), st.off[:-1])
+    empty = np.flatnonzero(per_node == 0)
+    if empty.size:
+        raise Infeasible(f"node {int(empty[0])} has no allowed strategy (every cost >= {FORBIDDEN:g} or usage "
+                         "over the limit)")
+    if math.isfinite(st.limit) and len(st.times):
+        # each node at its least usage among allowed strategies minimizes the load at every time
+        # at once: if that load exceeds the limit somewhere, no plan fits
+        least = np.where(ok, inst.usage, np.inf)
+        least = np.minimum.reduceat(least, st.off[:-1])
+        load = loads_at_points(inst, st, np.zeros(inst.num_nodes, np.int64), usage=least)
+        j = int(np.argmax(load))
+        if load[j] > st.limit * (1 + 1e-9):
+            raise Infeasible(f"even with every node at its least allowed usage the memory at time "
+                             f"{int(st.times[j])} is {load[j]:g} > the limit {st.limit:g}")
+
+
+def _make_feasible(state: PlanState) -> None:
+    """Memory repair, then the forbidden-pair fixes of the existing heuristics."""
+    from .algorithms import _Clock, _fix
+
+    clock = _Clock(None)
+    clock.start = time.perf_counter()
+    clock.budget = max(0.0, state.deadline - clock.start) if math.isfinite(state.deadline) else None
+    _fix(state, clock)
+
+
+def _lns_round(state: PlanState, rng, chains, opts, end: float, focus: set | None = None) -> float:
+    """One round of the large-neighbourhood search; returns the gain. With ``focus`` (the nodes
+    changed since the last round), the node, pair and group sweeps visit only those nodes and
+    their neighbours (elsewhere nothing changed, so those moves would find nothing new)."""
+    from .algorithms import _random_path
+
+    st = state.st
+    if focus is None:
+        gain = state.sweep_nodes()
+        if opts.get("pair_moves", True) and time.perf_counter() < end:
+            gain += state.sweep_pairs()
+        if opts.get("group_moves", True) and time.perf_counter() < end:
+            gain += state.neighbourhood_sweep()
+    else:
+        near = set(focus)
+        for x in focus:
+            near.update(int(w) for w in st.neighbours[x])
+        nodes = sorted(near)
+        gain = state.sweep_nodes(order=nodes)
+        if opts.get("pair_moves", True):
+            edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
+            for j, e in enumerate(edges):
+                if j % 256 == 0 and time.perf_counter() > end:
+                    break
+                x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
+                if 1 < st.k[x] * st.k[y] <= 40_000:
+                    gain += state.set_move([x, y])
+        if opts.get("group_moves", True) and time.perf_counter() < end:
+            gain += state.neighbourhood_sweep(nodes=nodes)
+    if opts.get("large_moves", True):
+        for i, path in enumerate(chains):
+            if i % 64 == 0 and time.perf_counter() > end:
+                break
+            gain += state.chain_move(path)
+        for i in range(opts.get("random_paths", 200)):
+            if i % 16 == 0 and time.perf_counter() > end:
+                break
+            path = _random_path(st, rng, opts.get("path_length", 8))
+            if len(path) >= 2:
+                gain += state.chain_move(path)
+        for _ in range(opts.get("regions", 50)):
+            if time.perf_counter() > end or not st.free_nodes.size:
+                break
+            seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
+            gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
+    return gain
+
+
+def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
+    """Anytime plan + certified bound (see the module docstring).
+
+    Guarantee: the returned plan is checked feasible; ``bound <= OPT`` always (MILP bound or a
+    Lagrangian / reparametrization dual value); ``status = optimal`` only when the bound meets
+    the plan's cost (integral costs: within 1), never at a time limit.
+    """
+    t0 = time.perf_counter()
+    opts = ctx.options
+    left = ctx.remaining()
+    limited = left is not None
+    budget = left if limited else float(opts.get("budget", 60.0))
+    reserve = max(0.2, 0.015 * budget)
+    end = t0 + max(0.0, budget - reserve)
+    st = structure(inst)
+    _allowed_or_raise(inst, st)
+    integral = bool(np.all(inst.cost == np.round(inst.cost)) and np.all(inst.edge_cost == np.round(inst.edge_cost)))
+    best = _Best(inst, integral)
+    stats: dict = {"stages": []}
+    rng = ctx.rng
+
+    def out() -> bool:
+        return time.perf_counter() >= end
+
+    # 1. start: the least-memory plan, repaired
+    from .algorithms import least_memory_plan
+    state = PlanState(inst, least_memory_plan(inst))
+    state.deadline = min(end, t0 + float(opts.get("start_share", 0.1)) * budget)
+    if plan_cost(inst, state.s)[0] >= FORBIDDEN and state.overload() <= state.tol:
+        # memory-feasible node moves first: they remove most forbidden pairs in a second
+        for _ in range(3):
+            if state.sweep_nodes() <= 0 or state.expired():
+                break
+    # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs).
+    # Option defer_lean: only if the Lagrangian stage finds no plan (measured on A under load:
+    # no plan before the 60 s limit's last second, so the default runs it first)
+    forbidden_left = plan_cost(inst, state.s)[0] >= FORBIDDEN
+    defer_lean = forbidden_left and opts.get("lean_start", True) and opts.get("lagrange", True) and \
+        math.isfinite(st.limit) and opts.get("defer_lean", False)
+    if forbidden_left and opts.get("lean_start", True) and not defer_lean:
+        stats["stages"].append("lean-start")
+        lean = _lean_plan(inst, st, min(end, t0 + 5 * float(opts.get("start_share", 0.1)) * budget))
+        if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
+            state = lean
+    if not defer_lean and (state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN):
+        _make_feasible(state)
+    best.offer(state, "least-memory", t0)
+    stats["stages"].append("start")
+    stats["start_value"] = best.value if best.s is not None else None
+
+    # 2. exact: the MILP when the instance is small
+    milp_status = None
+    if opts.get("exact", True) and inst.edge_cost.size <= opts.get("milp_max_entries", MILP_MAX_ENTRIES) and not out():
+        from .model import build_model, decode
+        stats["stages"].append("milp")
+        model = build_model(inst)
+        share = float(opts.get("milp_share", 0.6))
+        sol = ctx.solve_model(model, time_limit=max(0.0, share * (end - time.perf_counter())))
+        milp_status = sol.status
+        stats["milp_status"] = sol.status
+        if sol.status == "infeasible":
+            raise Infeasible(f"the MILP is infeasible ({sol.backend}: {sol.message})")
+        if sol.x is not None:
+            cand = PlanState(inst, np.array(decode(inst, model, sol.x)["strategy"], dtype=np.int64))
+            best.offer(cand, "milp", t0)
+        if sol.status == "optimal" and sol.objective is not None:
+            best.offer_bound(sol.objective, "milp")
+        elif sol.bound is not None:
+            best.offer_bound(sol.bound, "milp")
+
+    # 3. lagrange: priced memory-free problems, bound + repaired plans
+    # uninterruptible set-up of the next stages, roughly (seconds on a loaded 2-core machine):
+    # a stage is skipped when it could not start and stop before the deadline
+    setup = 5e-5 * (inst.num_nodes + inst.num_edges) + 1e-6 * inst.edge_cost.size
+    if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out() and (
+            best.s is None or end - time.perf_counter() > setup):
+        stats["stages"].append("lagrange")
+        share = float(opts.get("lagrange_share", 0.7))
+        lag_end = min(end, time.perf_counter() + share * max(0.0, end - time.perf_counter()))
+        reserve_lean = 0.3 * budget if defer_lean else 0.0
+        _lagrange(inst, st, best, stats, lag_end, end, opts, t0, no_plan_end=end - reserve_lean)
+    if best.s is None and defer_lean and not out():
+        stats["stages"].append("lean-start")
+        state = _lean_plan(inst, st, end)
+        if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
+            _make_feasible(state)
+        best.offer(state, "lean", t0)
+
+    # 4. lns on the best plan
+    if opts.get("lns", True) and best.s is not None and not best.closed and not out() and \
+            end - time.perf_counter() > 0.3 * setup:
+        from .algorithms import _chains
+        stats["stages"].append("lns")
+        state = PlanState(inst, best.s)
+        state.deadline = end
+        chains = _chains(inst) if opts.get("large_moves", True) else []
+        rounds = stale = 0
+        focus = None
+        while not out() and not best.closed:
+            state.touched = set()
+            gain = _lns_round(state, rng, chains, opts, end, focus if opts.get("focus", True) else None)
+            focus = state.touched
+            rounds += 1
+            best.offer(state, "lns", t0)
+            stale = 0 if gain > 0 else stale + 1
+            if not limited and stale >= opts.get("patience", 3):
+                break
+            if rounds >= opts.get("max_rounds", 10_000):
+                break
+        stats["lns_rounds"] = rounds
+
+    if best.s is None:
+        return Outcome(status="time_limit" if limited and out() else "error", bound=_bound(best),
+                       reason="no memory-feasible plan found (the least-memory plan and every repair overflow)",
+                       stats=stats)
+    stats.update(bound_source=best.bound_source, found_by=best.found_by, trace=best.trace[-20:],
+                 elapsed_s=round(time.perf_counter() - t0, 3))
+    if best.closed:
+        status = "optimal"
+    elif limited and time.perf_counter() >= end:
+        status = "time_limit"
+    else:
+        status = "feasible"
+    if milp_status == "optimal" and best.found_by == "milp":
+        status = "optimal"
+    return Outcome(solution={"strategy": best.s.tolist()}, objective=best.value, bound=_bound(best),
+                   status=status, stats=stats)
+
+
+def _bound(best: _Best):
+    return best.bound if math.isfinite(best.bound) else None
+
+
+def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, opts, t0: float, *,
+              no_plan_end: float | None = None) -> None:
+    """Subgradient on memory prices; each step gives a bound and a repaired plan."""
+    limit = st.limit
+    memory = math.isfinite(limit) and len(st.times) > 0
+    price = np.zeros(len(st.times)) if memory else None
+    t_setup = time.perf_counter()
+    el = eliminate(priced_instance(inst, st, price))
+    core = Core(el)
+    setup_s = time.perf_counter() - t_setup
+    sweeps = int(opts.get("sweeps", 0)) or max(20, min(400, int(2e8 / max(1, core.entries))))
+    step_scale, last_best, stall = 1.0, -math.inf, 0
+    history, times = [], []
+    it = 0
+    no_plan_end = end if no_plan_end is None else no_plan_end
+    while time.perf_counter() < (lag_end if best.s is not None else no_plan_end):
+        tt = [time.perf_counter()]
+        stop = lag_end if best.s is not None else no_plan_end
+        if it and stop - tt[0] < 1.5 * setup_s:
+            break  # the next step's uninterruptible setup would not fit
+        priced = priced_instance(inst, st, price)
+        if it:
+            el = eliminate(priced)
+            core.set_costs(el)
+            setup_s = time.perf_counter() - tt[0]
+        lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, deadline=lag_end)
+        value = lagrangian_value(lb, price, limit) if memory else lb
+        best.offer_bound(value, "lagrangian-diffusion")
+        tt.append(time.perf_counter())
+        # OneFlow's sequential greedy only on the first step: later the warm reparametrization
+        # decodes well and the greedy costs as much as the rest of the step
+        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2, greedy=it == 0)
+        loads = loads_at_points(inst, st, s) if memory else None
+        tt.append(time.perf_counter())
+        history.append(value)
+        it += 1
+        over = float(loads.max()) / limit if memory and loads.size else 0.0
+        repair_every = int(opts.get("repair_every", 4))
+        if opts.get("repair", True) and time.perf_counter() < end and (
+                it == 1 or over <= float(opts.get("repair_within", 1.25)) or it % repair_every == 0
+                or time.perf_counter() > lag_end):
+            if over > float(opts.get("clamp_over", 2.0)) and opts.get("clamp", True):
+                # far over the limit: a fast plan first -- every node live at an overloaded time to
+                # its least-usage strategy, then the forbidden-pair fixes and node moves
+                fast = PlanState(inst, s)
+                fast.deadline = min(no_plan_end, time.perf_counter() + 0.25 * (end - time.perf_counter()))
+                fast.clamp_overloaded()
+                _make_feasible(fast)
+                if fast.overload() <= fast.tol:
+                    fast.sweep_nodes()
+                best.offer(fast, f"lagrange-clamp[{it}]", t0)
+            state = PlanState(inst, s) if opts.get("full_repair", True) else None
+            # the first relaxed plan may take half the time left to repair (all of it while no
+            # plan exists; A: the repaired memory-free plan is 2-4x cheaper than the memory-lean
+            # start); later ones a tenth
+            now = time.perf_counter()
+            if state is not None:
+                state.deadline = (no_plan_end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
+                    min(end, max(lag_end, now + 0.1 * (end - now)))
+                _make_feasible(state)
+                if state.overload() <= state.tol:
+                    state.sweep_nodes()
+                best.offer(state, f"lagrange[{it}]", t0)
+        tt.append(time.perf_counter())
+        times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])
+        if not memory or best.closed or it >= int(opts.get("lagrange_iterations", 200)) or step_scale < 1e-4:
+            break
+        if best.s is not None and time.perf_counter() > lag_end:
+            break
+        g = loads - limit
+        if value > last_best + 1e-9 * abs(last_best if math.isfinite(last_best) else 0):
+            last_best, stall = value, 0
+        else:
+            stall += 1
+            if stall >= 2:
+                step_scale, stall = step_scale / 2, 0
+        target = best.value if best.s is not None else abs(value) * 1.5 + 1.0
+        gg = np.where((price > 0) | (g > 0), g, 0.0)
+        norm = float(gg @ gg)
+        if norm <= 0:
+            break
+        price = np.maximum(0.0, price + step_scale * max(target - value, 1e-9 * abs(target)) / norm * gg)
+    stats.update(lagrange_iterations=it, lagrange_history=[float(x) for x in history[-30:]],
+                 core_nodes=int(core.nodes.size), core_edges=len(core.keys), diffusion_sweeps=sweeps,
+                 lagrange_times=times[-30:])
+
+
+def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
+    """A plan of least total usage among those without forbidden pairs, approximately: the
+    memory-free problem with node costs ``u_v(s) + eps c_v(s)`` and edge costs ``eps E`` (forbidden
+    entries at the working penalty), reduced by the eliminations, the core decoded from a
+    reparametrization and polished by node moves; then node moves on the real instance that keep
+    memory. None if the clock ran out."""
+    import dataclasses
+
+    allowed_e = inst.edge_cost < FORBIDDEN
+    upper = float(np.where(st.allowed, inst.cost, 0).sum() + np.where(allowed_e, inst.edge_cost, 0).sum()) + 1.0
+    pos = inst.usage[inst.usage > 0]
+    eps = (float(pos.min()) if pos.size else 1.0) / (2 * upper)
+    cost = np.where(st.allowed, inst.usage + eps * inst.cost, 2 * FORBIDDEN)
+    ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
+    lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
+    el = eliminate(lean)
+    state = PlanState(inst, _core_plan(el, None, deadline))
+    state.deadline = deadline
+    if state.overload() > state.tol:
+        state.repair_memory(allow_forbidden=False)
+    if state.overload() <= state.tol:
+        for _ in range(2):
+            if state.sweep_nodes() <= 0 or state.expired():
+                break
+    return state
+
+
+def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: bool = True) -> np.ndarray:
+    """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
+    reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's
+    sequential greedy, improved by joint moves of a node
+    with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
+    exactly through the eliminated nodes."""
+    from .algorithms import _sequential_greedy
+
+    choice = core.decode() if core is not None else el.independent_choice()
+    linked = sorted({v for key in el.edges for v in key})
+    if not linked:
+        return el.extend(choice)
+    idx = {v: i for i, v in enumerate(linked)}
+    keys = list(el.edges)
+    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
+    sub = IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
+                          cost=np.concatenate([cap(el.unary[v]) for v in linked]),
+                          usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
+                          start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
+                          edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
+                          edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+    start = np.array([choice[v] for v in linked], dtype=np.int64)
+    if greedy:
+        seq = _sequential_greedy(sub)
+        if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
+            start = seq
+    state = PlanState(sub, start)
+    state.deadline = deadline
+    for _ in range(rounds):
+        gain = state.sweep_nodes(memory=False)
+        if not state.expired():
+            gain += state.neighbourhood_sweep(memory=False)
+        if gain <= 0 or state.expired():
+            break
+    choice.update({v: int(state.s[idx[v]]) for v in linked})
+    return el.extend(choice)
