@@ -2,7 +2,8 @@
 
 Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
 violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance,
-130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end),
+130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end and
+no child process is left), 143 ended by SIGTERM and 129 by SIGHUP (the same clean-up, one line),
 141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
+from .core.procs import restore_signals, terminate_like_interrupt
 from .core.startup import release_startup_sigint
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
@@ -768,7 +770,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
     argv = list(sys.argv[1:] if argv is None else argv)
+    terminate_like_interrupt()  # SIGTERM and SIGHUP stop children and exit as Ctrl-C does
     if release_startup_sigint():  # Ctrl-C while the command line was importing
+        restore_signals()
         return _interrupted()
     try:
         parser = build_parser()
@@ -785,17 +789,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OptschedError as exc:
         print(f"optsched: error: {exc}", file=sys.stderr)
         return exc.exit_status
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except BrokenPipeError:
         return _broken_pipe()
+    finally:
+        restore_signals()
 
 
-def _interrupted() -> int:
-    """Ctrl-C: one line, exit 130. A solver thread that could not be cancelled (an in-process
-    Pyomo or CVXPY solve) is not waited for: the process ends at once, without running C++
-    destructors of a solver that is still running (which would abort with SIGABRT)."""
+def _interrupted(exc: BaseException | None = None) -> int:
+    """Ctrl-C: one line, exit 130 (SIGTERM: 143, SIGHUP: 129; :mod:`optsched.core.procs`). A
+    solver thread that could not be cancelled (an in-process Pyomo or CVXPY solve) is not waited
+    for: the process ends at once, without running C++ destructors of a solver that is still
+    running (which would abort with SIGABRT)."""
     from .core.backends.base import abandoned_solver_threads
+    from .core.procs import exit_status, interrupt_line
 
     # a solver library may have replaced sys.stderr or redirected descriptors 1 and 2 while it
     # solved (Pyomo captures them): write to the copy of stderr taken when main() started
@@ -804,12 +812,13 @@ def _interrupted() -> int:
     except (OSError, ValueError):
         pass
     try:
-        os.write(_STDERR_FD if _STDERR_FD is not None else 2, b"optsched: interrupted\n")
+        os.write(_STDERR_FD if _STDERR_FD is not None else 2, (interrupt_line(exc) + "\n").encode())
     except OSError:
         pass
+    code = exit_status(exc)
     if abandoned_solver_threads():
-        os._exit(EXIT_INTERRUPTED)
-    return EXIT_INTERRUPTED
+        os._exit(code)
+    return code
 
 
 _STDERR_FD: int | None = None
