@@ -136,7 +136,9 @@ class PortfolioBackend(Backend):
         return _VERSIONS[key]
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
-        return self._solve(model, settings)  # the members run in child processes already
+        from .base import settle_status
+
+        return settle_status(model, settings, self._solve(model, settings))  # members run in children already
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         from . import get_backend

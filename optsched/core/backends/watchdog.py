@@ -36,10 +36,6 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
     try:
         out, err = proc.communicate(pickle.dumps((backend_name, model, settings)),
                                     timeout=settings.hard_limit())
-    except BaseException:  # Ctrl-C, SIGTERM or SIGHUP (procs.Terminated): stop the child first
-        proc.kill()
-        proc.wait()
-        raise
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -48,6 +44,10 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
                              message=f"killed by the watchdog after {settings.hard_limit():.1f} s "
                                      f"(limit {settings.time_limit} s)",
                              stats={"watchdog": True})
+    except BaseException:  # Ctrl-C, SIGTERM or SIGHUP (procs.Terminated): stop the child first
+        proc.kill()
+        proc.wait()
+        raise
     if proc.returncode != 0 or not out:
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         return ModelSolution("error", None, None, None, backend.name, backend.version(),
