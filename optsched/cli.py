@@ -5,6 +5,8 @@ violations or a method failed, 2 invalid input (one line, no traceback), 3 infea
 130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end and
 no child process is left), 143 ended by SIGTERM and 129 by SIGHUP (the same clean-up, one line),
 141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
+An output file that cannot be written (disk full, read-only folder) is exit 1 with one line, and no
+file is left behind: every verb writes through :mod:`optsched.core.atomic`.
 """
 
 from __future__ import annotations
@@ -298,13 +300,13 @@ def _sync_sidecar(output, data, write: bool, problem: str) -> None:
 
 
 def _write(text: str, output: str | None) -> None:
+    """Print ``text``, or write it to ``output`` atomically (a failure leaves no file: exit 1)."""
+    from .core.atomic import write_text
+
     if output in (None, "-"):
         print(text)
     else:
-        try:
-            Path(output).write_text(text + "\n")
-        except OSError as exc:
-            raise InvalidInstanceError("cli", "-o", f"cannot write {output}: {exc.strerror}") from None
+        write_text(output, text + "\n")
 
 
 def cmd_solve(args) -> int:
@@ -428,7 +430,7 @@ def cmd_export(args) -> int:
         result = _load_result(args.solution, prob.name)
         if result.solution is None:
             raise InvalidInstanceError(prob.name, "--solution", f"the result has no solution (status {result.status})")
-        Path(args.output).write_text(prob.solution_exporters[args.format](inst, result.solution) + "\n")
+        _write(prob.solution_exporters[args.format](inst, result.solution), args.output)
         print(f"wrote {args.output}: the {args.format} solution of {result.method}'s result")
         return EXIT_OK
     if prob.build_model is None:
@@ -468,7 +470,11 @@ def cmd_plot(args) -> int:
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance)
-    fig = plot(inst, _load_result(args.result, prob.name), args.output)
+    from .core.atomic import atomic_path
+
+    result = _load_result(args.result, prob.name)
+    with atomic_path(args.output) as tmp:  # the figure appears whole or not at all
+        fig = plot(inst, result, tmp)
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
     return EXIT_OK
 

@@ -288,12 +288,14 @@ class Instance(Record):
         ``path`` is removed (it would no longer match)."""
         from .sidecar import sidecar_path, write_sidecar
 
+        from .atomic import write_bytes, write_text
+
         data = self.to_json()
         orjson = _orjson()
         if orjson is not None and _size_hint(data) > COMPACT_ABOVE:
-            Path(path).write_bytes(orjson.dumps(data) + b"\n")
+            write_bytes(path, orjson.dumps(data) + b"\n")  # atomic: the file appears whole or not at all
         else:
-            Path(path).write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+            write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
         if sidecar:
             write_sidecar(path, data)
         else:

@@ -119,8 +119,10 @@ class Result:
         without it, a stale sidecar of an earlier file at ``path`` is removed."""
         from .sidecar import sidecar_path, write_sidecar
 
+        from .atomic import write_text
+
         data = self.to_json()
-        Path(path).write_text(self._dumps(data) + "\n")
+        write_text(path, self._dumps(data) + "\n")  # atomic: the file appears whole or not at all
         if sidecar:
             write_sidecar(path, data)
         else:
