@@ -293,10 +293,17 @@ def cmd_generate(args, extra) -> int:
 
 
 def _sync_sidecar(output, data, write: bool, problem: str) -> None:
-    """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one."""
+    """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one.
+    A sidecar that cannot be written takes the JSON file with it: the command leaves nothing."""
+    from .core.atomic import OutputError
     from .core.sidecar import sync_sidecar
 
-    sync_sidecar(output, data, write=write, problem=problem)
+    try:
+        sync_sidecar(output, data, write=write, problem=problem)
+    except OutputError:
+        if output not in (None, "-"):
+            Path(output).unlink(missing_ok=True)
+        raise
 
 
 def _write(text: str, output: str | None) -> None:
