@@ -134,14 +134,18 @@ class RarOnlineInstance(Instance):
     def validate(self) -> None:
         self.require(len(self.servers) >= 1, "servers", "must list at least one server", len(self.servers))
         for s, n in enumerate(self.servers):
-            self.require(n >= 1, f"servers[{s}]", "must be >= 1 GPU", n)
+            # [ours] validation and the schedulers loop over worker counts: 4096 GPUs per server
+            self.require(1 <= n <= 4096, f"servers[{s}]", "must be 1..4096 GPUs", n)
         if self.links is None:
             self.require(len(self.uplinks) == len(self.servers), "uplinks", "must give one capacity per server",
                          len(self.uplinks))
             self.require_nonnegative("uplinks", self.uplinks)
         else:
             self._validate_links()
-        self.require(self.horizon >= 1, "horizon", "must be >= 1 slot", self.horizon)
+        # [ours] the simulators hold servers x horizon arrays: 10^6 slots, 10^8 cells in all
+        self.require(1 <= self.horizon <= 1_000_000, "horizon", "must be in 1..1000000 slots", self.horizon)
+        self.require(len(self.servers) * self.horizon <= 10**8, "horizon",
+                     "servers x horizon must be at most 10^8 (the simulators' arrays)", self.horizon)
         for name in ("slot_s", "intra_bandwidth", "reduction_speed"):
             self.require_nonnegative(name, [getattr(self, name)], strict=True)
         self.require_nonnegative("energy_price", [self.energy_price])
@@ -166,6 +170,10 @@ class RarOnlineInstance(Instance):
                     self.require(tau <= self.slot_s, f"jobs[{j}]",
                                  f"iteration time on {w} worker(s){' spread' if spread else ''} ({tau:.6g} s) "
                                  f"must be <= slot_s ({self.slot_s:g} s)", job.job_type or j)
+                    # [ours] iterations per slot are counted in int64: at most 2^53 of them
+                    self.require(self.slot_s <= tau * 2**53, f"jobs[{j}]",
+                                 f"slot_s / iteration time ({self.slot_s:g} / {tau:.6g} s) must be at most 2^53 "
+                                 "iterations per slot", job.job_type or j)
 
     def _validate_links(self) -> None:
         S = len(self.servers)
