@@ -125,3 +125,30 @@ def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound):
     for name, (status, wall, reason) in answers.items():
         assert status != "error", (name, reason)
         assert wall <= HARD_S, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
+
+
+def test_a_1e30_activation_does_not_crash_antichain_dp():
+    """One activation of 1e30 bytes beside millisecond layers (inside the 1e50 limit) made the
+    DP's sums lose all precision and antichain-dp raise RuntimeError; now it returns its best
+    plan, not claimed optimal, with a bound that is still a bound."""
+    data = _tiny("pipeline-graph")
+    data["activation_bytes"][1] = 1e30
+    cls = type(optsched.generate("pipeline-graph", seed=0, preset="tiny"))
+    inst = cls.from_json(data)
+    for method in ("antichain-dp", "chain-dp"):
+        r = optsched.solve(inst, method, time_limit=TIME_LIMIT)
+        assert r.status == "feasible", (method, r.status, r.reason)
+        assert r.bound is None or r.bound <= r.objective
+
+
+def test_rar_online_utilities_keep_the_exact_models_decidable():
+    data = _tiny("rar-online")
+    cls = type(optsched.generate("rar-online", seed=0, preset="tiny"))
+    data["jobs"][0]["utility"]["value"] = 1e24  # HiGHS answered kUnknown (status error)
+    with pytest.raises(InvalidInstanceError, match=r"jobs\[0\]\.utility\.value"):
+        cls.from_json(data)
+    data["jobs"][0]["utility"]["value"] = 1e15  # the bound: both exact methods still decide
+    inst = cls.from_json(data)
+    for method in ("milp", "lp"):
+        r = optsched.solve(inst, method, time_limit=30)
+        assert r.status == "optimal", (method, r.status, r.reason)

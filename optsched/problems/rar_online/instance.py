@@ -78,6 +78,10 @@ class Utility(Record):
         out = []
         if not (0 <= self.value < math.inf):
             out.append(("value", "must be >= 0 and finite", self.value))
+        elif self.value > 1e15:
+            # [ours] the exact models put utilities in the objective: at 1e24 next to values
+            # near 1 HiGHS could not decide (kUnknown); 1e15 solved
+            out.append(("value", "must be at most 1e15 (the exact models' objective range)", self.value))
         if self.kind == "linear" and not self.slope >= 0:
             out.append(("slope", "must be >= 0: a utility may not increase with completion time", self.slope))
         if self.kind == "sigmoid" and not self.steepness >= 0:
