@@ -51,12 +51,28 @@ def _start(args: list[str], tag: str, cwd: Path | None = None) -> subprocess.Pop
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-def _wait_for(tag: str, parent: subprocess.Popen, count: int, timeout: float = 40.0) -> None:
-    """Until ``count`` processes carry the tag (the parent and its children have started)."""
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler for ``sig`` (``SigCgt`` in ``/proc/PID/status``)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+def _wait_for(tag: str, parent: subprocess.Popen, count: int, timeout: float = 40.0,
+              sig: int | None = None) -> None:
+    """Until ``count`` processes carry the tag (the parent and its children have started) and,
+    for a signal a command handles, until the command line installed its handler (it does so
+    once its imports are done; a SIGTERM before that ends a process that has no child yet)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         assert parent.poll() is None, "the command ended before the signal: " + parent.stderr.read()[-500:]
-        if len(_tagged(tag)) >= count:
+        ready = sig in (None, signal.SIGKILL) or _catches(parent.pid, sig)
+        if ready and len(_tagged(tag)) >= count:
             return
         time.sleep(0.1)
     pytest.fail(f"fewer than {count} processes started within {timeout} s")
@@ -114,7 +130,7 @@ def test_no_solver_process_outlives_a_signal(hard_mknap, backend, sig):
     tag = uuid.uuid4().hex
     proc = _start(["solve", "mknap", str(hard_mknap), "--method", "milp", "--backend", backend,
                    "--time-limit", "120", "--quiet"], tag)
-    _wait_for(tag, proc, BACKENDS[backend])
+    _wait_for(tag, proc, BACKENDS[backend], sig=sig)
     time.sleep(1.0)  # the model is built and the search runs
     proc.send_signal(sig)
     _assert_none_left(tag, proc, sig)
@@ -155,7 +171,7 @@ def test_no_repro_worker_outlives_a_signal(tmp_path, sig):
     tag = uuid.uuid4().hex
     proc = _start(["repro", "--jobs", "2", "--out", str(tmp_path / "out")], tag, cwd=tmp_path)
     # the driver, its two workers, the resource tracker and a solver child per worker
-    _wait_for(tag, proc, 5, timeout=60)
+    _wait_for(tag, proc, 5, timeout=60, sig=sig)
     time.sleep(0.5)
     proc.send_signal(sig)
     _assert_none_left(tag, proc, sig)
