@@ -86,3 +86,13 @@ def test_cli_reports_gap_limit_with_exit_0(tmp_path, instance):
                            "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert ": node_limit " in proc.stdout or ": feasible " in proc.stdout, proc.stdout
+
+
+def test_thread_counts_past_the_bound_are_a_typed_error():
+    """``--threads 1e6`` reached HiGHS and ended in std::bad_alloc."""
+    from optsched.core.backends.base import MAX_THREADS
+    from optsched.core.errors import InvalidInstanceError
+
+    assert SolverSettings(threads=MAX_THREADS).threads == MAX_THREADS
+    with pytest.raises(InvalidInstanceError, match="threads"):
+        SolverSettings(threads=MAX_THREADS + 1)

@@ -21,6 +21,10 @@ from ..linear import LinearModel, ModelSolution
 __all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
            "abandoned_solver_threads", "settle_status", "zero_gap_tolerance"]
 
+#: the most solver threads a run may ask for [ours]: no machine optsched targets has more cores,
+#: and HiGHS allocates per thread (``--threads 1e6`` ended in ``std::bad_alloc``)
+MAX_THREADS = 1024
+
 #: features a linear model may need from a back-end
 FEATURES = ("integer columns", "continuous columns", "free columns", "equality rows", "ranged rows",
             "empty rows", "unreferenced columns", "fixed columns", "objective offset", "no rows")
@@ -127,6 +131,8 @@ class SolverSettings:
 
         if isinstance(self.threads, bool) or not isinstance(self.threads, numbers.Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
+        if self.threads > MAX_THREADS:  # HiGHS allocated per thread and died in std::bad_alloc at 10^6
+            bad("threads", f"must be at most {MAX_THREADS}")
         if self.node_limit is not None and (isinstance(self.node_limit, bool) or not isinstance(self.node_limit, numbers.Integral)
                                             or self.node_limit < 0):
             bad("node_limit", "must be an integer >= 0 (or None)")
