@@ -22,7 +22,7 @@ from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
 from .core.procs import restore_signals, terminate_like_interrupt
-from .core.startup import release_startup_sigint
+from .core.startup import release_startup_signals
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -783,10 +783,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
     argv = list(sys.argv[1:] if argv is None else argv)
+    caught = release_startup_signals()  # Ctrl-C (or SIGTERM, SIGHUP) while the command line was importing
     terminate_like_interrupt()  # SIGTERM and SIGHUP stop children and exit as Ctrl-C does
-    if release_startup_sigint():  # Ctrl-C while the command line was importing
+    if caught:
         restore_signals()
-        return _interrupted()
+        import signal
+
+        from .core.procs import Terminated
+
+        return _interrupted(None if caught == signal.SIGINT else Terminated(caught))
     try:
         parser = build_parser()
         hints = _help_hints(parser, argv)

@@ -175,3 +175,18 @@ def test_no_repro_worker_outlives_a_signal(tmp_path, sig):
     time.sleep(0.5)
     proc.send_signal(sig)
     _assert_none_left(tag, proc, sig)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_as_soon_as_it_is_caught_exits_with_its_code(hard_mknap, sig):
+    """The package's import holds SIGTERM and SIGHUP back like Ctrl-C (optsched.core.startup):
+    signalled the moment its handler is in place - during the imports or later - the command
+    ends with 128 + the signal number and its one line, never the default death."""
+    tag = uuid.uuid4().hex
+    proc = _start(["solve", "mknap", str(hard_mknap), "--method", "milp", "--backend", "scipy",
+                   "--time-limit", "120", "--quiet"], tag)
+    end = time.monotonic() + 40
+    while not _catches(proc.pid, sig) and time.monotonic() < end:
+        time.sleep(0.005)
+    proc.send_signal(sig)
+    _assert_none_left(tag, proc, sig)
