@@ -2,8 +2,11 @@
 
 Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
 violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance,
-130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end),
+130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end and
+no child process is left), 143 ended by SIGTERM and 129 by SIGHUP (the same clean-up, one line),
 141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
+An output file that cannot be written (disk full, read-only folder) is exit 1 with one line, and no
+file is left behind: every verb writes through :mod:`optsched.core.atomic`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
-from .core.startup import release_startup_sigint
+from .core.procs import restore_signals, terminate_like_interrupt
+from .core.startup import release_startup_signals
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -289,20 +293,27 @@ def cmd_generate(args, extra) -> int:
 
 
 def _sync_sidecar(output, data, write: bool, problem: str) -> None:
-    """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one."""
+    """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one.
+    A sidecar that cannot be written takes the JSON file with it: the command leaves nothing."""
+    from .core.atomic import OutputError
     from .core.sidecar import sync_sidecar
 
-    sync_sidecar(output, data, write=write, problem=problem)
+    try:
+        sync_sidecar(output, data, write=write, problem=problem)
+    except OutputError:
+        if output not in (None, "-"):
+            Path(output).unlink(missing_ok=True)
+        raise
 
 
 def _write(text: str, output: str | None) -> None:
+    """Print ``text``, or write it to ``output`` atomically (a failure leaves no file: exit 1)."""
+    from .core.atomic import write_text
+
     if output in (None, "-"):
         print(text)
     else:
-        try:
-            Path(output).write_text(text + "\n")
-        except OSError as exc:
-            raise InvalidInstanceError("cli", "-o", f"cannot write {output}: {exc.strerror}") from None
+        write_text(output, text + "\n")
 
 
 def cmd_solve(args) -> int:
@@ -426,7 +437,7 @@ def cmd_export(args) -> int:
         result = _load_result(args.solution, prob.name)
         if result.solution is None:
             raise InvalidInstanceError(prob.name, "--solution", f"the result has no solution (status {result.status})")
-        Path(args.output).write_text(prob.solution_exporters[args.format](inst, result.solution) + "\n")
+        _write(prob.solution_exporters[args.format](inst, result.solution), args.output)
         print(f"wrote {args.output}: the {args.format} solution of {result.method}'s result")
         return EXIT_OK
     if prob.build_model is None:
@@ -469,7 +480,11 @@ def cmd_plot(args) -> int:
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance)
-    fig = plot(inst, _load_result(args.result, prob.name), args.output)
+    from .core.atomic import atomic_path
+
+    result = _load_result(args.result, prob.name)
+    with atomic_path(args.output) as tmp:  # the figure appears whole or not at all
+        fig = plot(inst, result, tmp)
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
     import matplotlib.pyplot as plt
 
@@ -822,8 +837,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
     argv = list(sys.argv[1:] if argv is None else argv)
-    if release_startup_sigint():  # Ctrl-C while the command line was importing
-        return _interrupted()
+    caught = release_startup_signals()  # Ctrl-C (or SIGTERM, SIGHUP) while the command line was importing
+    terminate_like_interrupt()  # SIGTERM and SIGHUP stop children and exit as Ctrl-C does
+    if caught:
+        restore_signals()
+        import signal
+
+        from .core.procs import Terminated
+
+        return _interrupted(None if caught == signal.SIGINT else Terminated(caught))
     try:
         parser = build_parser()
         hints = _help_hints(parser, argv)
@@ -839,17 +861,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OptschedError as exc:
         print(f"optsched: error: {exc}", file=sys.stderr)
         return exc.exit_status
-    except KeyboardInterrupt:
-        return _interrupted()
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except BrokenPipeError:
         return _broken_pipe()
+    finally:
+        restore_signals()
 
 
-def _interrupted() -> int:
-    """Ctrl-C: one line, exit 130. A solver thread that could not be cancelled (an in-process
-    Pyomo or CVXPY solve) is not waited for: the process ends at once, without running C++
-    destructors of a solver that is still running (which would abort with SIGABRT)."""
+def _interrupted(exc: BaseException | None = None) -> int:
+    """Ctrl-C: one line, exit 130 (SIGTERM: 143, SIGHUP: 129; :mod:`optsched.core.procs`). A
+    solver thread that could not be cancelled (an in-process Pyomo or CVXPY solve) is not waited
+    for: the process ends at once, without running C++ destructors of a solver that is still
+    running (which would abort with SIGABRT)."""
     from .core.backends.base import abandoned_solver_threads
+    from .core.procs import exit_status, interrupt_line
 
     # a solver library may have replaced sys.stderr or redirected descriptors 1 and 2 while it
     # solved (Pyomo captures them): write to the copy of stderr taken when main() started
@@ -858,12 +884,13 @@ def _interrupted() -> int:
     except (OSError, ValueError):
         pass
     try:
-        os.write(_STDERR_FD if _STDERR_FD is not None else 2, b"optsched: interrupted\n")
+        os.write(_STDERR_FD if _STDERR_FD is not None else 2, (interrupt_line(exc) + "\n").encode())
     except OSError:
         pass
+    code = exit_status(exc)
     if abandoned_solver_threads():
-        os._exit(EXIT_INTERRUPTED)
-    return EXIT_INTERRUPTED
+        os._exit(code)
+    return code
 
 
 _STDERR_FD: int | None = None

@@ -51,6 +51,11 @@ _BUILDING = threading.local()
 #: of a few fields over at most millions of terms, so 1e50 keeps every such value far below the
 #: float overflow at 1.8e308, and far above any physical quantity (bytes, FLOPs, seconds)
 MAX_MAGNITUDE = 1e50
+#: largest magnitude of an integer in an instance [ours]: 2^53, the last integer a float64 holds
+#: exactly (objectives mix integer fields with floats and numpy stores them as int64 or float64;
+#: an integer past int64 raised OverflowError deep inside ten problems). Fields whose algorithms
+#: iterate over their value have tighter bounds in the problem's ``validate`` (docs/<problem>.md).
+MAX_INTEGER = 2**53
 
 
 def _hints(cls: type) -> dict[str, Any]:
@@ -288,12 +293,14 @@ class Instance(Record):
         ``path`` is removed (it would no longer match)."""
         from .sidecar import sidecar_path, write_sidecar
 
+        from .atomic import write_bytes, write_text
+
         data = self.to_json()
         orjson = _orjson()
         if orjson is not None and _size_hint(data) > COMPACT_ABOVE:
-            Path(path).write_bytes(orjson.dumps(data) + b"\n")
+            write_bytes(path, orjson.dumps(data) + b"\n")  # atomic: the file appears whole or not at all
         else:
-            Path(path).write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+            write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
         if sidecar:
             write_sidecar(path, data)
         else:
@@ -401,6 +408,11 @@ def _checked_array(values):
     return entry[1] if entry is not None and entry[0] is values else None
 
 
+def _ints_in_range(values) -> bool:
+    """Whether every integer of a non-empty or empty sequence is within +-:data:`MAX_INTEGER`."""
+    return not values or (max(values) <= MAX_INTEGER and min(values) >= -MAX_INTEGER)
+
+
 def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
     """Bulk conversion of a homogeneous ``tuple[float | int | str, ...]`` (or a tuple of such
     tuples): C-level passes instead of one :func:`_convert` call and one path string per element.
@@ -414,7 +426,8 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
             out = tuple(value.astype(float).tolist())
             return None if _needs_slow_path(out) else out
         if elem is int and kind in "iu" and value.ndim == 1:
-            return tuple(value.tolist())
+            out = tuple(value.tolist())
+            return out if _ints_in_range(out) else None
         return None
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
         return None
@@ -429,7 +442,8 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
             except OverflowError:   # an integer beyond the float range: the slow path names it
                 return None
             return None if _needs_slow_path(out) else out  # NaN or huge: the slow path names it
-        return tuple(value)
+        out = tuple(value)
+        return out if elem is not int or _ints_in_range(out) else None  # the slow path names it
     if get_origin(elem) is tuple:
         inner = get_args(elem)
         if inner and Ellipsis not in inner and all(a in _NUMBER_TYPES for a in inner):
@@ -445,6 +459,8 @@ def _fast_sequence(value: Any, elem: Any, strict: bool) -> tuple | None:
             for c, a in enumerate(inner):
                 kinds = set(map(type, columns[c]))
                 if not kinds <= set(_NUMBER_TYPES[a]):
+                    return None
+                if a is int and not _ints_in_range(columns[c]):
                     return None
                 if a is float:
                     try:
@@ -480,7 +496,8 @@ def _origin_args(tp: Any) -> tuple[Any, tuple]:
 def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> Any:
     """Convert JSON data (or constructor arguments) to the annotated type, naming the path."""
     vt = type(value)
-    if vt is tp and (vt is int or vt is str or (vt is float and abs(value) <= MAX_MAGNITUDE)):
+    if vt is tp and (vt is str or (vt is int and -MAX_INTEGER <= value <= MAX_INTEGER)
+                     or (vt is float and abs(value) <= MAX_MAGNITUDE)):
         return value   # the common case: a JSON scalar of the annotated type (NaN excluded)
     origin, targs = _origin_args(tp)
     if tp is Any or tp is object:
@@ -509,8 +526,13 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             if not strict and hasattr(value, "__index__") and not isinstance(value, bool):
-                return int(value)  # numpy integers from generators
-            raise InvalidInstanceError(problem, path, "must be an integer", value)
+                value = int(value)  # numpy integers from generators
+            else:
+                raise InvalidInstanceError(problem, path, "must be an integer", value)
+        if not -MAX_INTEGER <= value <= MAX_INTEGER:
+            raise InvalidInstanceError(problem, path, f"magnitude must be at most 2^53 = {MAX_INTEGER} (larger "
+                                       "integers lose exactness in float arithmetic and overflow int64)",
+                                       value if abs(value) < 10**30 else f"{str(value)[:12]}... ({len(str(abs(value)))} digits)")
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

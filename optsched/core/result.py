@@ -19,7 +19,9 @@ from .errors import InvalidInstanceError
 __all__ = ["Result", "STATUSES", "RESULT_FORMAT_VERSION", "relative_gap"]
 
 RESULT_FORMAT_VERSION = 1
-STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error")
+#: ``gap_limit``: stopped at a positive gap tolerance with the gap still open (bound and gap say
+#: how far); ``node_limit``: stopped by the node (work) limit before any point was found
+STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "gap_limit", "node_limit", "error")
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
@@ -71,7 +73,7 @@ class Result:
 
     @property
     def has_solution(self) -> bool:
-        return self.solution is not None and self.status in ("optimal", "feasible", "time_limit")
+        return self.solution is not None and self.status in ("optimal", "feasible", "time_limit", "gap_limit")
 
     def to_json(self) -> dict:
         """The record as JSON data. Shallow: the solution and stats are the record's own objects
@@ -117,8 +119,10 @@ class Result:
         without it, a stale sidecar of an earlier file at ``path`` is removed."""
         from .sidecar import sidecar_path, write_sidecar
 
+        from .atomic import write_text
+
         data = self.to_json()
-        Path(path).write_text(self._dumps(data) + "\n")
+        write_text(path, self._dumps(data) + "\n")  # atomic: the file appears whole or not at all
         if sidecar:
             write_sidecar(path, data)
         else:

@@ -19,11 +19,15 @@ the JSON file (the same Python types and the same floats: doubles are stored bit
 the instance or result is then built and validated by the same code, with the same error
 messages, as from the JSON file.
 
-The sidecar records the SHA-256 of the JSON file's bytes it was written with. Reading checks it
-against the JSON file next to it (hashing is cheap next to parsing); a sidecar that does not
-belong to its JSON file (the JSON was edited or replaced) or that cannot be read (truncated,
-corrupt: zip members carry a CRC-32) is a :class:`SidecarError` naming the file, never used
-silently. Arrays are read with ``allow_pickle=False``: a sidecar never runs code.
+The sidecar records the SHA-256 of the JSON file's bytes it was written with, and the SHA-256 of
+its own content (:func:`content_sha256`: the skeleton and every array's dtype, shape and bytes,
+which decode to exactly the canonical JSON data). Reading checks both (hashing is cheap next to
+parsing); a sidecar that does not belong to its JSON file (the JSON was edited or replaced), whose
+content was altered after writing (values changed and the zip re-packed, which zip's CRC-32 does
+not catch), or that cannot be read (truncated, corrupt) is a :class:`SidecarError` naming the
+file, never used silently. (A sidecar is a cache, not a signature: one forged with both digests
+recomputed is not detected; ``--no-sidecar`` reads the JSON alone.) Writing goes through
+:mod:`optsched.core.atomic`: a failure (full disk) leaves neither the sidecar nor a temporary file. Arrays are read with ``allow_pickle=False``: a sidecar never runs code.
 
 Writing is explicit (``save(path, sidecar=True)``, :func:`write_sidecar`); reading is automatic
 wherever a JSON file is read through :func:`read_json_data` (``Instance.load``,
@@ -60,10 +64,10 @@ import numpy as np
 from .errors import InvalidInstanceError
 
 __all__ = ["SidecarError", "SIDECAR_VERSION", "MIN_ARRAY", "sidecar_path", "write_sidecar", "read_sidecar",
-           "read_json_data", "sync_sidecar", "encode", "decode", "file_sha256"]
+           "read_json_data", "sync_sidecar", "encode", "decode", "file_sha256", "content_sha256"]
 
 #: the version of the sidecar layout (independent of the instance and result format versions)
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2  # 2: the meta carries ``content_sha256``
 #: lists shorter than this stay in the JSON part (an array costs a zip member: ~100 bytes)
 MIN_ARRAY = 16
 #: the placeholder key: a JSON object ``{MARK: [kind, ...]}`` stands for an array; data holding
@@ -323,13 +327,28 @@ def write_sidecar(json_path: str | Path, data: Any, *, min_array: int = MIN_ARRA
     meta = {"optsched_sidecar": SIDECAR_VERSION, "json_file": json_path.name,
             "json_sha256": file_sha256(json_path), "json_bytes": json_path.stat().st_size}
     out = sidecar_path(json_path)
-    tmp = out.with_name(out.name + ".tmp")
+    skeleton_bytes = skeleton.encode("utf-8", "surrogatepass")
+    meta["content_sha256"] = content_sha256(skeleton_bytes, arrays)
     members = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-               "skeleton": np.frombuffer(skeleton.encode("utf-8", "surrogatepass"), dtype=np.uint8), **arrays}
-    with open(tmp, "wb") as f:
+               "skeleton": np.frombuffer(skeleton_bytes, dtype=np.uint8), **arrays}
+    from .atomic import atomic_open
+
+    with atomic_open(out, "wb") as f:  # a reader never sees half a sidecar; a failure leaves none
         np.savez(f, **members)
-    os.replace(tmp, out)  # a reader never sees half a sidecar
     return out
+
+
+def content_sha256(skeleton: bytes, arrays) -> str:
+    """SHA-256 of a sidecar's content: the JSON skeleton, then every array (sorted by name) as
+    its name, dtype, shape and bytes. It stands for the canonical JSON data the sidecar was made
+    from (decoding is a pure function of it), without serializing that data again on every read."""
+    h = hashlib.sha256()
+    h.update(b"skeleton\0" + bytes(skeleton))
+    for name in sorted(arrays):
+        arr = np.ascontiguousarray(arrays[name])
+        h.update(f"\0{name}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+        h.update(memoryview(arr).cast("B") if arr.size else b"")
+    return h.hexdigest()
 
 
 def read_sidecar(json_path: str | Path, problem: str) -> Any:
@@ -359,8 +378,13 @@ def read_sidecar(json_path: str | Path, problem: str) -> Any:
                 raise fail(f"does not belong to {json_path.name} (written from a JSON file with SHA-256 "
                            f"{str(meta.get('json_sha256'))[:12]}..., this one has {actual[:12]}...): "
                            "delete it, or write it again from the JSON file")
-            skeleton = json.loads(z["skeleton"].tobytes().decode("utf-8", "surrogatepass"))
-            arrays = _Members(z, names)
+            skeleton_bytes = z["skeleton"].tobytes()
+            loaded = {n: z[n] for n in names if n not in ("meta", "skeleton")}
+            if meta.get("content_sha256") != content_sha256(skeleton_bytes, loaded):
+                raise fail("its content does not match the SHA-256 it was written with (altered or "
+                           "re-packed after writing): delete it, or write it again from the JSON file")
+            skeleton = json.loads(skeleton_bytes.decode("utf-8", "surrogatepass"))
+            arrays = _Members(loaded, names)
             enabled = gc.isenabled()
             gc.disable()  # millions of new lists and dicts, no cycle among them: no collection needed
             try:

@@ -198,7 +198,8 @@ def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
     * a run that outlived its time budget reports ``time_limit`` (its bound and gap still show how
       good the answer is);
     * a run any of whose model solves stopped at a limit (or failed) reports ``time_limit`` (a
-      time limit) or ``feasible`` (a work limit), never ``optimal``.
+      time limit), ``gap_limit`` (only gap tolerances) or ``feasible`` (a work limit), never
+      ``optimal``.
     The sub-solves are summarized in ``stats["subsolves"]``: their count, statuses and solver
     time, and on a portfolio back-end ``portfolio_winners`` (member -> how many models it
     answered) and ``portfolio_members`` (every member that raced).
@@ -223,6 +224,9 @@ def _honest_status(ctx: SolveContext, out: Outcome, wall: float) -> Outcome:
             reason = reason or f"finished after its time limit of {ctx.time_limit} s"
         elif "time_limit" in limited:
             status, reason = "time_limit", reason or "a model solve stopped at the time limit"
+        elif set(limited) == {"gap_limit"}:
+            status = "gap_limit"
+            reason = reason or "a model solve stopped at its gap tolerance with the gap still open"
         elif limited:
             status = "feasible"
             reason = reason or f"a model solve ended with status {limited[0]!r}, so optimality is not proven"

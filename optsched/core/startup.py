@@ -8,7 +8,9 @@ crash (exit -11) at interpreter exit. So, when this process *is* optsched's comm
 ``optsched`` console script, or ``python -m optsched.cli``), the package's import holds SIGINT
 back (:func:`hold_sigint_for_cli`, called first thing by ``optsched/__init__.py``) and
 :func:`optsched.cli.main` releases it (:func:`release_startup_sigint`), answering a Ctrl-C that
-came in the meantime with the usual one line and exit status 130.
+came in the meantime with the usual one line and exit status 130. SIGTERM and SIGHUP are held the
+same way when they have their default action (not when ignored, as under ``nohup``), and answered
+with 143 and 129 (:mod:`optsched.core.procs`).
 
 A library user's process (``import optsched`` anywhere else, the portfolio's child members,
 ``python -m pytest``) is never touched: its SIGINT handler stays whatever it was; so is a command
@@ -22,7 +24,8 @@ import signal
 import sys
 import threading
 
-__all__ = ["is_cli_process", "hold_sigint_for_cli", "release_startup_sigint", "import_deferring_sigint"]
+__all__ = ["is_cli_process", "hold_sigint_for_cli", "release_startup_sigint", "release_startup_signals",
+           "import_deferring_sigint"]
 
 _held: dict = {}
 
@@ -63,15 +66,32 @@ def hold_sigint_for_cli() -> None:
         previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     except (ValueError, OSError):  # pragma: no cover - no signals here
         return
-    _held.update(previous=previous, caught=caught)
+    others = {}
+    for name in ("SIGTERM", "SIGHUP"):  # held the same way, unless ignored (nohup) or handled
+        signum = getattr(signal, name, None)
+        try:
+            if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
+                others[signum] = signal.signal(signum, lambda signum, frame: caught.append(signum))
+        except (ValueError, OSError):  # pragma: no cover
+            pass
+    _held.update(previous=previous, caught=caught, others=others)
+
+
+def release_startup_signals() -> int | None:
+    """Restore the handlers held back at start-up (SIGINT, and SIGTERM and SIGHUP where they
+    had the default action); the first of them that came meanwhile, or None."""
+    if not _held:
+        return None
+    signal.signal(signal.SIGINT, _held.pop("previous"))
+    for signum, previous in _held.pop("others", {}).items():
+        signal.signal(signum, previous)
+    caught = _held.pop("caught")
+    return caught[0] if caught else None
 
 
 def release_startup_sigint() -> bool:
-    """Restore the SIGINT handler held back at start-up; whether a SIGINT came meanwhile."""
-    if not _held:
-        return False
-    signal.signal(signal.SIGINT, _held.pop("previous"))
-    return bool(_held.pop("caught"))
+    """Restore the handlers held back at start-up; whether a signal came meanwhile."""
+    return release_startup_signals() is not None
 
 
 def import_deferring_sigint(name: str):

@@ -41,8 +41,15 @@ CREATE TABLE IF NOT EXISTS cells (
 """
 
 
+#: the columns of ``cells`` and their declared types, checked when a database is opened
+_COLUMNS = (("key", "TEXT"), ("experiment", "TEXT"), ("params", "TEXT"), ("seed", "INTEGER"), ("row", "TEXT"),
+            ("wall_s", "REAL"), ("cpu_s", "REAL"), ("worker", "TEXT"), ("finished_at", "TEXT"))
+
+
 class ResultsDBError(OptschedError):
-    """The results database cannot be used (wrong schema version, not an optsched database)."""
+    """The results database cannot be used: not an optsched database, another schema, a corrupt
+    row, or a database or disk failure (a folder as its path, read-only, disk full). One line
+    naming the file (CLI exit status 1); stored rows are never deleted."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +80,17 @@ class ResultsDB:
     def __init__(self, path: str | Path, experiment_id: str):
         self.path = Path(path)
         self.experiment_id = experiment_id
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsDBError(f"{self.path.parent}: cannot create the results folder "
+                                 f"({exc.strerror or exc})") from None
+        if self.path.is_dir():
+            raise ResultsDBError(f"{self.path}: is a folder, not a results database")
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ResultsDBError(f"{self.path}: cannot open the results database ({exc})") from None
         try:
             self._conn.execute("PRAGMA synchronous = FULL")
             with self._transaction():
@@ -86,7 +102,13 @@ class ResultsDB:
                 elif found[0] != str(SCHEMA_VERSION):
                     raise ResultsDBError(f"{self.path}: results database schema version {found[0]}, this optsched "
                                          f"writes {SCHEMA_VERSION}; delete the file to recompute")
-        except sqlite3.DatabaseError as exc:
+                columns = tuple((name, kind.upper()) for _, name, kind, *_ in
+                                self._conn.execute("PRAGMA table_info(cells)"))
+                if columns != _COLUMNS:
+                    raise ResultsDBError(f"{self.path}: the cells table has columns "
+                                         f"{', '.join(n for n, _ in columns)}, not the schema this optsched "
+                                         "writes; delete the file to recompute")
+        except sqlite3.Error as exc:
             self._conn.close()
             raise ResultsDBError(f"{self.path}: not a usable results database ({exc})") from None
         except ResultsDBError:
@@ -96,18 +118,47 @@ class ResultsDB:
     def _transaction(self):
         return _Transaction(self._conn)
 
+    def _query(self, sql: str, args: tuple = ()) -> list:
+        """Run a read; a database or disk failure is a :class:`ResultsDBError` (one line)."""
+        try:
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise ResultsDBError(f"{self.path}: cannot read the results database ({exc})") from None
+
     def finished_keys(self) -> set[str]:
         """Keys of every stored cell of this experiment."""
-        rows = self._conn.execute("SELECT key FROM cells WHERE experiment = ?", (self.experiment_id,))
+        rows = self._query("SELECT key FROM cells WHERE experiment = ?", (self.experiment_id,))
+        if not all(isinstance(key, str) for (key,) in rows):
+            raise ResultsDBError(f"{self.path}: a stored cell has a key that is not text (corrupt row); "
+                                 "delete the file to recompute")
         return {key for (key,) in rows}
 
     def get(self, key: str) -> StoredCell | None:
-        found = self._conn.execute("SELECT key, params, seed, row, wall_s, cpu_s, worker FROM cells WHERE key = ?",
-                                   (key,)).fetchone()
-        if found is None:
+        """The stored cell ``key`` (None if absent), each field checked: a corrupt row is a
+        :class:`ResultsDBError` naming its key, and the row stays stored."""
+        found = self._query("SELECT key, params, seed, row, wall_s, cpu_s, worker FROM cells WHERE key = ?", (key,))
+        if not found:
             return None
-        key, params, seed, row, wall_s, cpu_s, worker = found
-        return StoredCell(key, json.loads(params), seed, json.loads(row), wall_s, cpu_s, worker)
+        key, params, seed, row, wall_s, cpu_s, worker = found[0]
+
+        def corrupt(what: str) -> ResultsDBError:
+            return ResultsDBError(f"{self.path}: the stored cell {str(key)[:16]} is corrupt ({what}); delete "
+                                  "the file (or that row) to recompute it")
+
+        try:
+            params_v, row_v = json.loads(params), json.loads(row)
+        except (TypeError, ValueError) as exc:
+            raise corrupt(f"unreadable JSON: {str(exc)[:80]}") from None
+        if not isinstance(params_v, dict) or not isinstance(row_v, dict):
+            raise corrupt("params and row must be JSON objects")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise corrupt(f"seed {seed!r} is not an integer")
+        for name, value in (("wall_s", wall_s), ("cpu_s", cpu_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise corrupt(f"{name} {value!r} is not a time in seconds")
+        if not isinstance(worker, str):
+            raise corrupt(f"worker {worker!r} is not text")
+        return StoredCell(key, params_v, seed, row_v, float(wall_s), float(cpu_s), worker)
 
     def add(self, key: str, params: dict, seed: int, row: dict, *, wall_s: float, cpu_s: float,
             worker: str, replace: bool = False) -> bool:
@@ -119,16 +170,19 @@ class ResultsDB:
 
         params_text = canonical_json(params)
         row_text = json.dumps(row, separators=(",", ":"), allow_nan=True)  # keeps the column order
-        with self._transaction():
-            cur = self._conn.execute(
-                f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, self.experiment_id, params_text, int(seed), row_text, float(wall_s), float(cpu_s), worker,
-                 datetime.now(timezone.utc).isoformat(timespec="seconds")))
-            return cur.rowcount == 1
+        try:
+            with self._transaction():
+                cur = self._conn.execute(
+                    f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, self.experiment_id, params_text, int(seed), row_text, float(wall_s), float(cpu_s), worker,
+                     datetime.now(timezone.utc).isoformat(timespec="seconds")))
+                return cur.rowcount == 1
+        except sqlite3.Error as exc:  # read-only, disk full, locked past the timeout: the row is not stored
+            raise ResultsDBError(f"{self.path}: cannot store a finished cell ({exc}); the cells stored "
+                                 "before are kept") from None
 
     def __len__(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM cells WHERE experiment = ?",
-                                  (self.experiment_id,)).fetchone()[0]
+        return self._query("SELECT COUNT(*) FROM cells WHERE experiment = ?", (self.experiment_id,))[0][0]
 
     def close(self) -> None:
         self._conn.close()
@@ -151,4 +205,10 @@ class _Transaction:
         return self.conn
 
     def __exit__(self, exc_type, exc, tb):
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+            return
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the failure already ended the transaction
+            pass

@@ -71,11 +71,17 @@ def execute_cell(key: str, script: str, params: dict, seed: int) -> CellOutcome:
     return CellOutcome(key, row, None, time.perf_counter() - start, time.process_time() - cpu, worker)
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C reaches the driver, which stops the workers itself."""
+def _ignore_sigint(driver_pid: int | None = None) -> None:
+    """Worker initializer: Ctrl-C reaches the driver, which stops the workers itself; a driver
+    that dies any other way (SIGKILL) takes the worker with it (Linux parent-death signal, and a
+    worker whose driver is already gone exits: :mod:`optsched.core.procs`), and the worker's own
+    solver children follow it."""
     import signal
 
+    from optsched.core.procs import die_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(driver_pid)
 
 
 class LocalExecutor:
@@ -101,7 +107,7 @@ class LocalExecutor:
             return
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_ignore_sigint)
+                                             initializer=_ignore_sigint, initargs=(os.getpid(),))
         futures = {self._pool.submit(execute_cell, t.key, t.script, t.params, t.seed): t for t in tasks}
         try:
             for future in as_completed(futures):

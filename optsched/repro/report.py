@@ -14,6 +14,8 @@ the others, so ``--only T2b`` does not erase the other tables' entries.
 
 from __future__ import annotations
 
+import contextlib
+
 import csv
 import io
 import json
@@ -263,17 +265,37 @@ def update_index(out_dir: str | Path, sections: dict[str, str], *, keep: dict[st
     ``keep`` maps an id to a line put in front of its *old* section instead of replacing it (an
     experiment skipped for missing data keeps the record of the run that made its artifacts).
     """
-    import fcntl
+    from optsched.core.atomic import write_text
 
     path = Path(out_dir) / INDEX_NAME
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)  # two runs (--only T1, --only T2b) may finish at once
-        fh.seek(0)
-        text = _merge(fh.read(), sections, keep or {})
-        fh.seek(0)
-        fh.truncate()
-        fh.write(text)
+    with output_lock(out_dir):  # two runs (--only T1, --only T2b, or the same twice) may finish at once
+        try:
+            previous = path.read_text()
+        except FileNotFoundError:
+            previous = ""
+        write_text(path, _merge(previous, sections, keep or {}))  # atomic: a full disk keeps the old index
     return path
+
+
+@contextlib.contextmanager
+def output_lock(out_dir: str | Path):
+    """Hold the exclusive lock of an artifacts folder (``<out_dir>/.runs/artifacts.lock``, in the
+    ignored cache folder): moving a table's artifacts into place and rewriting ``index.md`` are
+    done under it, so concurrent runs on one folder never interleave them. POSIX ``flock``; where
+    it is missing, no lock (one run at a time)."""
+    folder = Path(out_dir) / ".runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(folder / "artifacts.lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _merge(previous: str, sections: dict[str, str], keep: dict[str, str]) -> str:

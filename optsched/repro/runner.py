@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from optsched.core.atomic import OutputError
 from optsched.core.data import DataUnavailable, data_file
 from optsched.core.errors import InvalidInstanceError
 
@@ -28,7 +29,7 @@ from .db import ResultsDB, ResultsDBError
 from .discovery import Script, discover, format_exception, select
 from .executors import SINGLE_THREAD_ENV, CellTask, make_executor
 from .keys import cell_key, cell_seed, file_digest, software_versions
-from .report import ArtifactWriter, SweepRecord, render_section, update_index
+from .report import ArtifactWriter, SweepRecord, output_lock, render_section, update_index
 
 __all__ = ["RunOptions", "run", "run_sweep", "runs_dir", "artifacts_dir", "DEFAULT_OUT", "SCRIPTS_DIR"]
 
@@ -179,29 +180,13 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
         rec.status, rec.error = "failed", str(exc)
         stream.write(f"{exp.id}: FAILED, {exc}\n")
         return rec
-    with db:
-        finished = db.finished_keys()
-        # a row stopped by the wall-clock safety net is a symptom of the machine (load), not a
-        # result: rerun it
-        retry = {k for k in finished & set(keys) if db.get(k).row.get("hit_time_limit")}
-        tasks = [CellTask(k, str(script.path.resolve()), p, cell_seed(exp.id, p))
-                 for k, p in zip(keys, cells) if k not in finished or k in retry]
-        rec.cells_reused = len(cells) - len(tasks)
-        progress = _Progress(exp.id, len(cells), rec.cells_reused, stream)
-        progress.begin()
-        params_of = {t.key: t for t in tasks}
-        if tasks:
-            for outcome in executor.get().run(tasks):
-                task = params_of[outcome.key]
-                if outcome.error is not None:
-                    rec.failures.append((task.params, outcome.error))
-                else:
-                    db.add(task.key, task.params, task.seed, outcome.row, wall_s=outcome.wall_s,
-                           cpu_s=outcome.cpu_s, worker=outcome.worker, replace=task.key in retry)
-                    rec.cells_run += 1
-                progress.step()
-        rec.executor = executor.describe()
-        stored = [db.get(k) for k in keys]
+    try:
+        with db:
+            stored, progress = _run_cells(db, exp, script, options, executor, keys, cells, rec, stream)
+    except ResultsDBError as exc:  # a corrupt row, a full disk: this table fails, stored rows are kept
+        rec.status, rec.error = "failed", str(exc)
+        stream.write(f"{exp.id}: FAILED, {exc}\n")
+        return rec
     rows = [cell.row for cell in stored if cell is not None]
     rec.cell_time_s = sum(cell.wall_s for cell in stored if cell is not None)
     rec.cell_cpu_s = sum(cell.cpu_s for cell in stored if cell is not None)
@@ -221,12 +206,47 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
     return rec
 
 
+def _run_cells(db: ResultsDB, exp, script: Script, options: RunOptions, executor: "_LazyExecutor",
+               keys: list[str], cells: list[dict], rec: SweepRecord, stream: TextIO):
+    """Compute the cells not yet stored, storing each as it finishes; the stored cells in order,
+    and the progress line."""
+    finished = db.finished_keys()
+    # a row stopped by the wall-clock safety net is a symptom of the machine (load), not a
+    # result: rerun it
+    retry = {k for k in finished & set(keys) if db.get(k).row.get("hit_time_limit")}
+    tasks = [CellTask(k, str(script.path.resolve()), p, cell_seed(exp.id, p))
+             for k, p in zip(keys, cells) if k not in finished or k in retry]
+    rec.cells_reused = len(cells) - len(tasks)
+    progress = _Progress(exp.id, len(cells), rec.cells_reused, stream)
+    progress.begin()
+    params_of = {t.key: t for t in tasks}
+    if tasks:
+        for outcome in executor.get().run(tasks):
+            task = params_of[outcome.key]
+            if outcome.error is not None:
+                rec.failures.append((task.params, outcome.error))
+            else:
+                db.add(task.key, task.params, task.seed, outcome.row, wall_s=outcome.wall_s,
+                       cpu_s=outcome.cpu_s, worker=outcome.worker, replace=task.key in retry)
+                rec.cells_run += 1
+            progress.step()
+    rec.executor = executor.describe()
+    return [db.get(k) for k in keys], progress
+
+
 def _report(exp, rows: list[dict], options: RunOptions, rec: SweepRecord) -> None:
-    """Run ``exp.report`` into a staging folder; on success replace the old artifacts with it."""
+    """Run ``exp.report`` into a staging folder of this run's own; on success replace the old
+    artifacts with it, holding the output folder's lock (two runs on one folder do not interleave
+    their moves, and neither removes the other's staging)."""
+    import secrets
+
     out = artifacts_dir(options.out, options.quick)
-    staging = out / f".staging-{exp.id}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = out / f".staging-{exp.id}-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        staging.mkdir(parents=True)
+    except OSError as exc:
+        rec.status, rec.error = "failed", f"cannot create the staging folder {staging} ({exc.strerror or exc})"
+        return
     writer = ArtifactWriter(staging, exp, quick=options.quick, command=rec.command)
     try:
         import matplotlib
@@ -237,10 +257,16 @@ def _report(exp, rows: list[dict], options: RunOptions, rec: SweepRecord) -> Non
         rec.status, rec.error = "failed", "report() raised:\n" + format_exception()
         shutil.rmtree(staging, ignore_errors=True)
         return
-    ArtifactWriter(out, exp, quick=options.quick, command=rec.command).remove_stale()
-    for path in sorted(staging.iterdir()):
-        path.replace(out / path.name)
-    staging.rmdir()
+    try:
+        with output_lock(out):
+            ArtifactWriter(out, exp, quick=options.quick, command=rec.command).remove_stale()
+            for path in sorted(staging.iterdir()):
+                path.replace(out / path.name)
+    except OSError as exc:
+        rec.status, rec.error = "failed", f"cannot move the artifacts into {out} ({exc.strerror or exc})"
+        return
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     rec.artifacts, rec.notes = writer.artifacts, writer.notes
 
 
@@ -249,7 +275,9 @@ def _ignore_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("# written by optsched repro: not part of the committed reference\n*\n")
+        from optsched.core.atomic import write_text
+
+        write_text(ignore, "# written by optsched repro: not part of the committed reference\n*\n")
 
 
 def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | Path = SCRIPTS_DIR,
@@ -275,10 +303,13 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
         os.environ[name] = "1"
     os.environ["MPLBACKEND"] = "Agg"
     out = artifacts_dir(options.out, options.quick)
-    out.mkdir(parents=True, exist_ok=True)
-    _ignore_folder(runs_dir(options.out))
-    if options.quick:
-        _ignore_folder(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _ignore_folder(runs_dir(options.out))
+        if options.quick:
+            _ignore_folder(out)
+    except OSError as exc:
+        raise OutputError(getattr(exc, "filename", None) or out, exc.strerror or str(exc)) from None
     versions = software_versions()
     executor = _LazyExecutor(options)
     failed = False
@@ -287,7 +318,10 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
             rec = run_sweep(script, options, executor, versions, stream)
             failed = failed or rec.failed
             keep = {rec.id: f"skipped ({rec.error})"} if rec.status == "no data" else None
-            update_index(out, {rec.id: render_section(rec)}, keep=keep)
+            try:
+                update_index(out, {rec.id: render_section(rec)}, keep=keep)
+            except OSError as exc:  # the atomic write left the old index as it was
+                raise OutputError(out / "index.md", exc.strerror or str(exc)) from None
     except KeyboardInterrupt:
         executor.close(terminate=True)
         stream.write("interrupted: every finished cell is saved in the results database; "

@@ -5,6 +5,7 @@ corrupt or belongs to another JSON file is a typed error naming it."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import tempfile
@@ -202,9 +203,10 @@ def _rewrite(side: Path, change) -> None:
     (lambda side: side.write_bytes(side.read_bytes()[: len(side.read_bytes()) // 2]), "unreadable or corrupt"),
     (lambda side: side.write_bytes(b"not a zip file at all"), "unreadable or corrupt"),
     (lambda side: side.write_bytes(_flip(side.read_bytes())), "unreadable or corrupt"),
-    (lambda side: _rewrite(side, lambda m: m.pop("a0.npy")), "the array 'a0' is missing"),
+    # a member removed or swapped: the content digest no longer matches
+    (lambda side: _rewrite(side, lambda m: m.pop("a0.npy")), "content does not match the SHA-256"),
     (lambda side: _rewrite(side, lambda m: m.pop("meta.npy")), "not an optsched sidecar"),
-    (lambda side: _rewrite(side, lambda m: m.__setitem__("a0.npy", m["a1.npy"])), "corrupt"),
+    (lambda side: _rewrite(side, lambda m: m.__setitem__("a0.npy", m["a1.npy"])), "content does not match"),
     (lambda side: _rewrite(side, lambda m: m.__setitem__("meta.npy", _npy(json.dumps({"optsched_sidecar": 99})))),
      "version 99"),
 ])
@@ -242,3 +244,25 @@ def test_sync_sidecar_for_the_cli(tmp_path):
     with pytest.raises(InvalidInstanceError, match="needs -o FILE"):
         sc.sync_sidecar("-", inst.to_json(), write=True, problem="long")
     assert sc.sync_sidecar(None, inst.to_json(), write=False) is None
+
+
+def test_a_re_zipped_sidecar_with_changed_values_is_refused(tmp_path):
+    """The fault campaign's case: one value of an array changed, the zip re-packed with valid
+    CRCs and the meta (and its JSON-file digest) untouched. The content digest refuses it."""
+    path, side = _written(tmp_path)
+    with zipfile.ZipFile(side) as z:
+        arrays = {n: np.load(io.BytesIO(z.read(n)), allow_pickle=False) for n in z.namelist() if n.startswith("a")}
+    name = next(n for n, a in arrays.items() if a.dtype.kind == "f")
+    changed = arrays[name].copy()
+    changed[0] += 1.0
+
+    def change(members):
+        buf = io.BytesIO()
+        np.save(buf, changed)
+        members[name] = buf.getvalue()
+
+    _rewrite(side, change)
+    with pytest.raises(sc.SidecarError, match="content does not match the SHA-256") as exc:
+        Long.load(path)
+    assert exc.value.exit_status == 2 and len(str(exc.value).splitlines()) == 1
+    assert Long.load(path, sidecar=False) == Long.load(path, sidecar=False)  # the JSON still reads

@@ -51,13 +51,29 @@ def get_backend(name: str | None) -> Backend:
 
 def write_mps(model, path) -> None:
     """Write ``model`` (a :class:`~optsched.core.linear.LinearModel`) in free MPS format through
-    HiGHS, readable by any MILP solver."""
+    HiGHS, readable by any MILP solver.
+
+    HiGHS writes into a private temporary folder (its C stdio writes are not checked for a full
+    disk); the text, checked to end with ``ENDATA``, is then written to ``path`` atomically
+    (:mod:`optsched.core.atomic`): a failure raises :class:`~optsched.core.atomic.OutputError`
+    and leaves no file."""
+    import tempfile
+    from pathlib import Path
+
+    from ..atomic import OutputError, write_bytes
     from .highs import to_highs
 
     h = to_highs(model)
-    status = h.writeModel(str(path))
-    if status.name == "kError":  # pragma: no cover - HiGHS reports I/O failures this way
-        raise OSError(f"HiGHS could not write {path}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="optsched-mps-") as folder:
+            tmp = Path(folder) / "model.mps"
+            status = h.writeModel(str(tmp))
+            data = tmp.read_bytes() if tmp.exists() else b""
+    except OSError as exc:
+        raise OutputError(path, f"the temporary MPS file could not be written ({exc.strerror or exc})") from None
+    if status.name == "kError" or not data.rstrip().endswith(b"ENDATA"):
+        raise OutputError(path, "HiGHS could not write the MPS text (a full temporary folder?)")
+    write_bytes(path, data)
 
 
 def _register_portfolio() -> None:

@@ -19,7 +19,11 @@ from ..errors import BackendRefused, InvalidInstanceError
 from ..linear import LinearModel, ModelSolution
 
 __all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
-           "abandoned_solver_threads"]
+           "abandoned_solver_threads", "settle_status", "zero_gap_tolerance"]
+
+#: the most solver threads a run may ask for [ours]: no machine optsched targets has more cores,
+#: and HiGHS allocates per thread (``--threads 1e6`` ended in ``std::bad_alloc``)
+MAX_THREADS = 1024
 
 #: features a linear model may need from a back-end
 FEATURES = ("integer columns", "continuous columns", "free columns", "equality rows", "ranged rows",
@@ -104,9 +108,11 @@ class SolverSettings:
 
     ``mip_rel_gap`` defaults to 0 so that ``optimal`` means optimal. ``mip_abs_gap = None``
     means: just below the model's objective granularity when it has one (integral objective), else
-    1e-9. ``node_limit`` is a deterministic work limit (a run stopped by it reports ``feasible``
-    with its bound and gap); ``time_limit`` is wall-clock (a run stopped by it reports
-    ``time_limit``, never ``optimal``).
+    1e-9. A run that stopped at a looser tolerance than these with its gap still open reports
+    ``gap_limit`` (with its bound and gap), never ``optimal`` (:func:`settle_status`).
+    ``node_limit`` is a deterministic work limit (a run stopped by it reports ``feasible`` with its
+    bound and gap, or ``node_limit`` when it found no point; 0 is allowed: no branching at all);
+    ``time_limit`` is wall-clock (a run stopped by it reports ``time_limit``, never ``optimal``).
     """
 
     time_limit: float | None = None
@@ -125,6 +131,8 @@ class SolverSettings:
 
         if isinstance(self.threads, bool) or not isinstance(self.threads, numbers.Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
+        if self.threads > MAX_THREADS:  # HiGHS allocated per thread and died in std::bad_alloc at 10^6
+            bad("threads", f"must be at most {MAX_THREADS}")
         if self.node_limit is not None and (isinstance(self.node_limit, bool) or not isinstance(self.node_limit, numbers.Integral)
                                             or self.node_limit < 0):
             bad("node_limit", "must be an integer >= 0 (or None)")
@@ -183,10 +191,10 @@ class Backend:
         if self.watchdog == "process" and settings.time_limit is not None:
             from .watchdog import solve_in_child
 
-            return solve_in_child(self.name, model, settings)
+            return settle_status(model, settings, solve_in_child(self.name, model, settings))
         if self.watchdog == "process":
-            return _interruptible(self._solve_quiet, model, settings)
-        return self._solve(model, settings)
+            return settle_status(model, settings, _interruptible(self._solve_quiet, model, settings))
+        return settle_status(model, settings, self._solve(model, settings))
 
     def refuses(self, model: LinearModel) -> str | None:
         """Why this back-end cannot solve ``model`` correctly (None: it can).
@@ -208,6 +216,35 @@ class Backend:
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         raise NotImplementedError
+
+
+def zero_gap_tolerance(model: LinearModel, objective: float) -> float:
+    """The absolute gap below which a MIP counts as proven at the default settings: what the
+    default ``mip_abs_gap`` allows (just below the objective granularity, else 1e-9), plus 1e-9
+    relative (solver feasibility noise on large objectives)."""
+    return SolverSettings().abs_gap_for(model) + 1e-9 * max(1.0, abs(objective))
+
+
+def settle_status(model: LinearModel, settings: SolverSettings, sol: ModelSolution) -> ModelSolution:
+    """Every back-end's answer passes here: ``optimal`` means proven to the default (zero) gap.
+
+    A run given a positive ``mip_rel_gap`` (or a ``mip_abs_gap`` above the default) that stopped
+    with its gap still open beyond :func:`zero_gap_tolerance` reports ``gap_limit``, with its
+    objective, bound and gap, instead of ``optimal`` (SCIP's own ``gaplimit`` status included).
+    """
+    if sol.status != "optimal" or not model.is_mip or sol.objective is None:
+        return sol
+    default_abs = SolverSettings().abs_gap_for(model)
+    loosened = settings.mip_rel_gap > 0 or (settings.mip_abs_gap is not None and settings.mip_abs_gap > default_abs)
+    if not loosened:
+        return sol
+    import dataclasses
+
+    if sol.bound is not None and abs(sol.objective - sol.bound) <= zero_gap_tolerance(model, sol.objective):
+        return sol
+    return dataclasses.replace(sol, status="gap_limit",
+                               message=f"stopped at the gap tolerance (mip_rel_gap {settings.mip_rel_gap}, "
+                                       f"mip_abs_gap {settings.mip_abs_gap}): bound {sol.bound}; {sol.message}")
 
 
 def finish(model: LinearModel, status: str, x, objective, bound, backend: Backend, run_time: float,

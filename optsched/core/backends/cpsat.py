@@ -256,6 +256,8 @@ class CpSatBackend(Backend):
             status, message = "error", f"CP-SAT: MODEL_INVALID: {cp.validate()}"
         elif at_limit or (name == "UNKNOWN" and settings.time_limit is not None):
             status = "time_limit"
+        elif name == "UNKNOWN" and settings.node_limit is not None:
+            status = "node_limit"  # the conflict limit stopped it before any point was found
         else:
             status, message = "error", f"CP-SAT ended with status {name}"
         if fired:

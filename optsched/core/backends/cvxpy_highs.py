@@ -111,6 +111,6 @@ class CvxpyBackend(Backend):
         if integer and info is not None and math.isfinite(getattr(info, "mip_dual_bound", math.inf)):
             bound = sign * float(info.mip_dual_bound) + model.offset
         if status == "feasible" and point is None and objective is None:
-            status = "error"
+            status = "node_limit" if settings.node_limit is not None else "error"
         return finish(model, status, point, objective, bound, self,
                       float(stats.solve_time or (time.perf_counter() - start)), message=str(st))

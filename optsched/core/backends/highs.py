@@ -268,6 +268,9 @@ class HighsBackend(Backend):
         name = h.getModelStatus().name
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
         status = highs_status(name, has_solution)
+        if (status == "error" and settings.node_limit is not None
+                and name in ("kSolutionLimit", "kIterationLimit", "kInterrupt")):
+            status = "node_limit"  # the work limit stopped it before any point was found
         if fired:
             status = "time_limit"
         x = np.array(h.getSolution().col_value) if has_solution else None

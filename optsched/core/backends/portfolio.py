@@ -46,7 +46,10 @@ the model pickled to it); ``stats["portfolio_local"]`` names the in-process memb
 time).
 
 Ctrl-C: the children run in their own process group (a terminal's SIGINT reaches only the parent), and
-the parent kills them before re-raising ``KeyboardInterrupt``.
+the parent kills them before re-raising ``KeyboardInterrupt`` (SIGTERM and SIGHUP too, on the
+command line: :mod:`optsched.core.procs`); a parent killed outright takes them with it (Linux
+parent-death signal, requested first thing in each child; a spare of a parent gone reads the end of
+its input and exits).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ import time
 
 from ..errors import BackendRefused, SolverError
 from ..linear import LinearModel, ModelSolution
+from ..procs import CHILD_PREAMBLE, child_env
 from .base import Backend, SolverSettings
 
 __all__ = ["PortfolioBackend", "DEFAULT_MEMBERS", "CHILD_PRIORITY", "parse_portfolio_name", "child_startup_s",
@@ -132,7 +136,9 @@ class PortfolioBackend(Backend):
         return _VERSIONS[key]
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
-        return self._solve(model, settings)  # the members run in child processes already
+        from .base import settle_status
+
+        return settle_status(model, settings, self._solve(model, settings))  # members run in children already
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         from . import get_backend
@@ -286,8 +292,8 @@ def child_startup_s(member: str = "scip") -> float:
 
 # ---- child members: low CPU priority, own process group, one warm spare per member -------------
 #: the child's first statements: lower its CPU priority, then import the member's solver and wait
-_BOOT = ("import os, sys\n"
-         "p = sys.argv[2]\n"
+_BOOT = (CHILD_PREAMBLE
+         + "p = sys.argv[2]\n"
          "try:\n"
          "    if p == 'idle':\n"
          "        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
@@ -311,7 +317,8 @@ def _spawn(member: str, priority: str) -> subprocess.Popen:
     scheduler group (Linux autogroup), so that its priority ranks it below the caller's own member
     instead of beside every other session on the machine."""
     return subprocess.Popen([sys.executable, "-c", _BOOT, member, priority], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0,
+                            env=child_env())
 
 
 def _take_child(member: str, priority: str) -> tuple[subprocess.Popen, bool]:

@@ -123,6 +123,8 @@ class PyomoBackend(Backend):
             status = "time_limit"
         elif tc in (TerminationCondition.iterationLimit,) and has_solution:
             status = "feasible"
+        elif tc in (TerminationCondition.iterationLimit,) and settings.node_limit is not None:
+            status = "node_limit"
         else:
             status = "error"
         x = None

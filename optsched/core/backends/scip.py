@@ -135,6 +135,8 @@ class ScipBackend(Backend):
             raise KeyboardInterrupt
         has_solution = m.getNSols() > 0
         status = "time_limit" if fired else scip_status(name, has_solution)
+        if status == "error" and name in ("nodelimit", "totalnodelimit", "stallnodelimit"):
+            status = "node_limit"  # the node limit stopped it before any point was found
         x = objective = None
         if has_solution:
             best = m.getBestSol()

@@ -46,9 +46,12 @@ class ScipyBackend(Backend):
         if res.status == 0:
             status = "optimal"
         elif res.status == 1:  # iteration or time limit
-            status = "time_limit" if settings.time_limit is not None else ("feasible" if has_solution else "error")
+            status = "time_limit" if settings.time_limit is not None else ("feasible" if has_solution else "node_limit")
         elif res.status == 2:
             status = "infeasible"
+        elif settings.node_limit is not None and "limit" in str(res.message).lower():
+            # SciPy does not know HiGHS' "solution limit" status, which the node limit produces
+            status = "feasible" if has_solution else "node_limit"
         else:
             status = "error"
         objective = None if res.fun is None else sign * float(res.fun) + model.offset

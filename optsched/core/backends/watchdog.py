@@ -1,7 +1,8 @@
 """The process watchdog: solve in a child process and kill it when it overruns its limit.
 
 Used by back-ends that give no handle to cancel a running solve. The child is a fresh
-interpreter (``python -m optsched.core.backends.watchdog``) that reads the pickled model and
+interpreter (``python -c`` :data:`_BOOT`: it dies with its parent, :mod:`optsched.core.procs`,
+then runs :func:`_main`) that reads the pickled model and
 settings on stdin and writes the pickled :class:`ModelSolution` on stdout (solver output is sent
 to stderr): HiGHS' thread pool
 does not survive ``fork``, and multiprocessing's ``spawn`` would re-run the caller's script.
@@ -15,9 +16,13 @@ import sys
 import time
 
 from ..linear import LinearModel, ModelSolution
+from ..procs import CHILD_PREAMBLE, child_env
 from .base import SolverSettings
 
 __all__ = ["solve_in_child"]
+
+#: the child's program: die with the parent (before any import), then solve
+_BOOT = CHILD_PREAMBLE + "from optsched.core.backends.watchdog import _main\n_main()\n"
 
 
 def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettings) -> ModelSolution:
@@ -26,15 +31,11 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
 
     backend = get_backend(backend_name)
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
     try:
         out, err = proc.communicate(pickle.dumps((backend_name, model, settings)),
                                     timeout=settings.hard_limit())
-    except KeyboardInterrupt:  # Ctrl-C: stop the child before handing the interrupt on
-        proc.kill()
-        proc.wait()
-        raise
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -43,6 +44,10 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
                              message=f"killed by the watchdog after {settings.hard_limit():.1f} s "
                                      f"(limit {settings.time_limit} s)",
                              stats={"watchdog": True})
+    except BaseException:  # Ctrl-C, SIGTERM or SIGHUP (procs.Terminated): stop the child first
+        proc.kill()
+        proc.wait()
+        raise
     if proc.returncode != 0 or not out:
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         return ModelSolution("error", None, None, None, backend.name, backend.version(),

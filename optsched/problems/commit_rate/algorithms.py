@@ -122,6 +122,10 @@ def exhaustive(instance, ctx) -> Outcome:
     task = Task(instance)
     values = []
     for c in range(1, instance.max_commits + 1):
+        if values:  # at the time limit: the best constant so far, with the status time_limit
+            best = int(np.argmin(values))
+            ctx.check_time(Outcome(solution={"scheme": "adsp", "commits": [best + 1]}, objective=values[best],
+                                   stats={"best_commits": best + 1, "tried": len(values)}))
         values.append(simulate(instance, {"scheme": "adsp", "commits": [c]}, task=task).objective)
     best = int(np.argmin(values))
     return Outcome(solution={"scheme": "adsp", "commits": [best + 1]}, objective=values[best],

@@ -79,7 +79,8 @@ class CommitRateInstance(Instance):
             self.require(math.isfinite(v) and (v > 0 if strict else v >= 0), f,
                          "must be finite and > 0" if strict else "must be finite and >= 0", v)
         self.require(self.min_interval <= self.period, "min_interval", "must be <= period", self.min_interval)
-        self.require(self.max_commits >= 1, "max_commits", "must be >= 1", self.max_commits)
+        # [ours] exhaustive simulates every C in 1..max_commits (it stops at the time limit)
+        self.require(1 <= self.max_commits <= 10_000, "max_commits", "must be in 1..10000", self.max_commits)
         self.require(self.features >= 1, "features", "must be >= 1", self.features)
         self.require(self.samples >= self.batch >= 1, "batch", "must be in 1..samples", self.batch)
         self.require(self.hidden >= 1, "hidden", "must be >= 1", self.hidden)

@@ -52,9 +52,10 @@ def _deadline(ctx: SolveContext):
 
 
 def _outcome(instance, plan: Plan, value: float, lower: float | None, exact: bool, **stats) -> Outcome:
-    optimal = exact and lower is not None and value <= lower * (1 + 2.5e-9)
+    optimal = exact and lower is not None and value <= lower * (1 + 2.5e-9) and not stats.get("precision_lost")
+    limited = exact and not stats.get("precision_lost")
     return Outcome(solution=plan.solution(), objective=value, bound=lower if exact else None,
-                   status="optimal" if optimal else ("time_limit" if exact else "feasible"), stats=stats)
+                   status="optimal" if optimal else ("time_limit" if limited else "feasible"), stats=stats)
 
 
 def chain_dp(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:

@@ -79,7 +79,9 @@ class PipelineGraphInstance(Instance):
             self.require(len(values) == n, f, f"must have one entry per layer ({n})", len(values))
             self.require_nonnegative(f, values)
             self.require(all(np.isfinite(v) for v in values), f, "must be finite")
-        self.require(self.workers >= 1, "workers", "must be >= 1", self.workers)
+        # [ours] the dynamic programs are quadratic in the worker count (PipeDream's table is
+        # layers x workers): 1024 workers keep them within seconds on the medium preset
+        self.require(1 <= self.workers <= 1024, "workers", "must be in 1..1024", self.workers)
         self.require(self.bandwidth > 0 and np.isfinite(self.bandwidth), "bandwidth", "must be > 0 and finite",
                      self.bandwidth)
         self.require(self.profile_batch > 0 and np.isfinite(self.profile_batch), "profile_batch", "must be > 0",

@@ -78,6 +78,10 @@ class Utility(Record):
         out = []
         if not (0 <= self.value < math.inf):
             out.append(("value", "must be >= 0 and finite", self.value))
+        elif self.value > 1e15:
+            # [ours] the exact models put utilities in the objective: at 1e24 next to values
+            # near 1 HiGHS could not decide (kUnknown); 1e15 solved
+            out.append(("value", "must be at most 1e15 (the exact models' objective range)", self.value))
         if self.kind == "linear" and not self.slope >= 0:
             out.append(("slope", "must be >= 0: a utility may not increase with completion time", self.slope))
         if self.kind == "sigmoid" and not self.steepness >= 0:
@@ -134,14 +138,18 @@ class RarOnlineInstance(Instance):
     def validate(self) -> None:
         self.require(len(self.servers) >= 1, "servers", "must list at least one server", len(self.servers))
         for s, n in enumerate(self.servers):
-            self.require(n >= 1, f"servers[{s}]", "must be >= 1 GPU", n)
+            # [ours] validation and the schedulers loop over worker counts: 4096 GPUs per server
+            self.require(1 <= n <= 4096, f"servers[{s}]", "must be 1..4096 GPUs", n)
         if self.links is None:
             self.require(len(self.uplinks) == len(self.servers), "uplinks", "must give one capacity per server",
                          len(self.uplinks))
             self.require_nonnegative("uplinks", self.uplinks)
         else:
             self._validate_links()
-        self.require(self.horizon >= 1, "horizon", "must be >= 1 slot", self.horizon)
+        # [ours] the simulators hold servers x horizon arrays: 10^6 slots, 10^8 cells in all
+        self.require(1 <= self.horizon <= 1_000_000, "horizon", "must be in 1..1000000 slots", self.horizon)
+        self.require(len(self.servers) * self.horizon <= 10**8, "horizon",
+                     "servers x horizon must be at most 10^8 (the simulators' arrays)", self.horizon)
         for name in ("slot_s", "intra_bandwidth", "reduction_speed"):
             self.require_nonnegative(name, [getattr(self, name)], strict=True)
         self.require_nonnegative("energy_price", [self.energy_price])
@@ -166,6 +174,10 @@ class RarOnlineInstance(Instance):
                     self.require(tau <= self.slot_s, f"jobs[{j}]",
                                  f"iteration time on {w} worker(s){' spread' if spread else ''} ({tau:.6g} s) "
                                  f"must be <= slot_s ({self.slot_s:g} s)", job.job_type or j)
+                    # [ours] iterations per slot are counted in int64: at most 2^53 of them
+                    self.require(self.slot_s <= tau * 2**53, f"jobs[{j}]",
+                                 f"slot_s / iteration time ({self.slot_s:g} / {tau:.6g} s) must be at most 2^53 "
+                                 "iterations per slot", job.job_type or j)
 
     def _validate_links(self) -> None:
         S = len(self.servers)

@@ -170,7 +170,11 @@ class SrptInstance(Instance):
     def validate(self) -> None:
         self.require(len(self.gpus_per_server) >= 1, "gpus_per_server", "must list at least one server")
         for s, g in enumerate(self.gpus_per_server):
-            self.require(g >= 1, f"gpus_per_server[{s}]", "must be >= 1", g)
+            # [ours] the schedulers track every GPU: 1024 per server and 65536 in all keep a
+            # placement step far below a second
+            self.require(1 <= g <= 1024, f"gpus_per_server[{s}]", "must be in 1..1024", g)
+        self.require(sum(self.gpus_per_server) <= 65536, "gpus_per_server",
+                     "the cluster must have at most 65536 GPUs", sum(self.gpus_per_server))
         self.require(math.isfinite(self.intra_bandwidth) and self.intra_bandwidth > 0, "intra_bandwidth",
                      "must be finite and > 0", self.intra_bandwidth)
         self.require(math.isfinite(self.inter_bandwidth) and 0 < self.inter_bandwidth <= self.intra_bandwidth,

@@ -43,7 +43,11 @@ class StageCoresInstance(Instance):
                      len(self.rate_per_core))
         self.require_nonnegative("rate_per_core", self.rate_per_core, strict=True)
         self.require(self.cores >= 1, "cores", "must be >= 1", self.cores)
-        self.require(self.min_cores >= 0, "min_cores", "must be >= 0", self.min_cores)
+        # [ours] the greedy hands out one core per heap step: 10^5 cores take ~0.1 s; a machine
+        # with more cores per sampling pipeline is beyond any system the problem models
+        self.require(self.cores <= 100_000, "cores", "must be <= 100000 (the greedy allocates one core per step)",
+                     self.cores)
+        self.require(0 <= self.min_cores <= self.cores, "min_cores", "must be in 0..cores", self.min_cores)
 
     @property
     def num_stages(self) -> int:

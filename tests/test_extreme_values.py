@@ -1,0 +1,154 @@
+"""Limits that hold on any valid input (docs/io.md, "Numeric limits").
+
+* Every integer field of every problem refuses a value past 2^53 (past int64 it raised
+  OverflowError deep inside ten problems) with a typed error naming the field.
+* Each field whose value a method iterates over has a documented bound; just past it is a typed
+  error naming the field, and at it (extreme but valid) every method of the problem ends within
+  the time limit's hard bound, with a status that is not ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import optsched
+from optsched.core.errors import InvalidInstanceError
+from optsched.core.instance import MAX_INTEGER
+
+ROOT = Path(__file__).resolve().parents[1]
+TIME_LIMIT = 2.0
+#: the project's hard bound on a run given TIME_LIMIT: the watchdog's 1.5 x limit + 5 s, plus
+#: 10 s for imports and instance generation on a loaded 2-core machine
+HARD_S = 1.5 * TIME_LIMIT + 5 + 10
+
+
+def _tiny(problem: str) -> dict:
+    prob = optsched.get_problem(problem)
+    preset = "tiny" if "tiny" in getattr(prob, "presets", {}) else None
+    return optsched.generate(problem, seed=0, preset=preset).to_json()
+
+
+def _first_int_field(data: dict) -> str | None:
+    for key, value in data.items():
+        if key != "format_version" and isinstance(value, int) and not isinstance(value, bool):
+            return key
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return key
+    return None
+
+
+@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("value", [2**63, -(2**64), MAX_INTEGER + 1])
+def test_integers_past_2_53_are_refused_naming_the_field(problem, value):
+    data = _tiny(problem)
+    field = _first_int_field(data)
+    if field is None:
+        pytest.skip(f"{problem} has no top-level integer field")
+    data[field] = [value] * len(data[field]) if isinstance(data[field], list) else value
+    cls = type(optsched.generate(problem, seed=0, preset="tiny" if "tiny" in optsched.get_problem(problem).presets
+                                 else None))
+    with pytest.raises(InvalidInstanceError) as exc:
+        cls.from_json(data)
+    assert field in str(exc.value) and len(str(exc.value).splitlines()) == 1
+
+
+#: problem, field (a dotted path into the JSON; a list is filled with the value), largest valid value
+BOUNDS = [
+    ("stage-cores", "cores", 100_000),
+    ("srpt", "gpus_per_server", 1024),
+    ("pipeline-graph", "workers", 1024),
+    ("pipeline-adaptive", "global_batch", 65536),
+    ("commit-rate", "max_commits", 10_000),
+    ("rar-online", "horizon", 1_000_000),
+    ("rar-online", "servers", 4096),
+]
+
+
+def _set(data: dict, path: str, value) -> None:
+    parts = path.split(".")
+    for p in parts[:-1]:
+        data = data[int(p)] if p.isdigit() else data[p]
+    cur = data[parts[-1]]
+    data[parts[-1]] = [value] * len(cur) if isinstance(cur, list) else value
+
+
+@pytest.mark.parametrize("problem,field,bound", BOUNDS, ids=[f"{p}-{f}" for p, f, _ in BOUNDS])
+def test_one_past_the_bound_is_a_typed_error_naming_the_field(problem, field, bound):
+    data = _tiny(problem)
+    _set(data, field, bound + 1)
+    cls = type(optsched.generate(problem, seed=0, preset="tiny"))
+    with pytest.raises(InvalidInstanceError, match=field.split(".")[-1]):
+        cls.from_json(data)
+
+
+_RUN_ALL = """
+import json, sys, time
+import optsched
+from optsched.core.errors import OptschedError
+problem, data = sys.argv[1], json.loads(sys.argv[2])
+cls = type(optsched.generate(problem, seed=0, preset="tiny"))
+inst = cls.from_json(data)
+out = {}
+for name in optsched.get_problem(problem).methods:
+    start = time.perf_counter()
+    try:
+        r = optsched.solve(inst, name, time_limit=float(sys.argv[3]))
+        out[name] = [r.status, time.perf_counter() - start, r.reason]
+    except OptschedError as exc:  # a typed refusal (not applicable at this size) is an answer
+        out[name] = ["refused", time.perf_counter() - start, str(exc)[:200]]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("problem,field,bound", BOUNDS, ids=[f"{p}-{f}" for p, f, _ in BOUNDS])
+def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound):
+    data = _tiny(problem)
+    _set(data, field, bound)
+    if problem == "rar-online" and field == "servers":
+        data["horizon"] = 4
+    methods = len(optsched.get_problem(problem).methods)
+    try:
+        proc = subprocess.run([sys.executable, "-c", _RUN_ALL, problem, json.dumps(data), str(TIME_LIMIT)],
+                              capture_output=True, text=True, timeout=HARD_S * methods,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="0"), cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{problem} with {field} = {bound}: the methods did not end within {HARD_S * methods:.0f} s")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answers = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, (status, wall, reason) in answers.items():
+        assert status != "error", (name, reason)
+        assert wall <= HARD_S, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
+
+
+def test_a_1e30_activation_does_not_crash_antichain_dp():
+    """One activation of 1e30 bytes beside millisecond layers (inside the 1e50 limit) made the
+    DP's sums lose all precision and antichain-dp raise RuntimeError; now it returns its best
+    plan, not claimed optimal, with a bound that is still a bound."""
+    data = _tiny("pipeline-graph")
+    data["activation_bytes"][1] = 1e30
+    cls = type(optsched.generate("pipeline-graph", seed=0, preset="tiny"))
+    inst = cls.from_json(data)
+    for method in ("antichain-dp", "chain-dp"):
+        r = optsched.solve(inst, method, time_limit=TIME_LIMIT)
+        assert r.status == "feasible", (method, r.status, r.reason)
+        assert r.bound is None or r.bound <= r.objective
+
+
+def test_rar_online_utilities_keep_the_exact_models_decidable():
+    data = _tiny("rar-online")
+    cls = type(optsched.generate("rar-online", seed=0, preset="tiny"))
+    data["jobs"][0]["utility"]["value"] = 1e24  # HiGHS answered kUnknown (status error)
+    with pytest.raises(InvalidInstanceError, match=r"jobs\[0\]\.utility\.value"):
+        cls.from_json(data)
+    data["jobs"][0]["utility"]["value"] = 1e15  # the bound: both exact methods still decide
+    inst = cls.from_json(data)
+    for method in ("milp", "lp"):
+        r = optsched.solve(inst, method, time_limit=30)
+        assert r.status == "optimal", (method, r.status, r.reason)
