@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
+from .core.params import check_value
 from .core.startup import release_startup_sigint
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
@@ -211,11 +212,8 @@ def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
         want = schema[key].type
         if want is str and not isinstance(value, str):
             value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
-        elif want is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise InvalidInstanceError(problem, f"--{key.replace('_', '-')}", f"must be {want.__name__}", value)
-        out[key] = value
+        # the declared type and interval (optsched.core.params), as optsched.generate checks them
+        out[key] = check_value(problem, f"--{key.replace('_', '-')}", schema[key], value)
     return out
 
 
@@ -344,6 +342,8 @@ def cmd_solve(args) -> int:
 
 def cmd_check(args) -> int:
     import optsched
+    from .core.referee import record_contradictions
+    from .core.registry import CheckReport
     from .core.result import Result
     from .core.sidecar import read_json_data
 
@@ -361,24 +361,30 @@ def cmd_check(args) -> int:
             print(f"note: the result was computed for another instance (sha256 {result.instance_sha256[:12]}...)",
                   file=sys.stderr)
         solution, reported = result.solution, result.objective
-        if solution is None:
+        contradictions = record_contradictions(result, prob.sense)
+        if solution is None and not contradictions:
             raise InvalidInstanceError(prob.name, "solution", "the result carries no solution to check")
     else:
-        solution, reported = data, None
-    report = prob.check(inst, solution)
+        solution, reported, contradictions = data, None, []
+    report = prob.check(inst, solution) if solution is not None else None
+    if report is None:  # a self-contradictory record without a solution: its claims are the answer
+        report = CheckReport(True, None)
     agrees = reported is None or report.objective is None or abs(report.objective - reported) <= 1e-6 * max(1, abs(reported))
     if args.json:
         print(json.dumps({"feasible": report.feasible, "objective": report.objective, "reported_objective": reported,
-                          "objective_agrees": agrees, "violations": report.violations}, indent=2))
+                          "objective_agrees": agrees, "violations": report.violations,
+                          "record_contradictions": contradictions}, indent=2))
     else:
-        if report.feasible:
+        for c in contradictions:
+            print(f"the record contradicts itself: {c}")
+        if report.feasible and solution is not None:
             print(f"feasible: objective={_fmt(report.objective)}"
                   + ("" if agrees else f" (the result reported {_fmt(reported)})"))
         else:
             print(f"infeasible solution: {len(report.violations)} violation(s)")
             for v in report.violations:
                 print(f"  - {v}")
-    return EXIT_OK if report.feasible and agrees else EXIT_VIOLATION
+    return EXIT_OK if report.feasible and agrees and not contradictions else EXIT_VIOLATION
 
 
 def _importers() -> dict:
@@ -508,6 +514,7 @@ def option_help(opt) -> str:
     """
     allowed = opt.allowed()
     extra = f"; allowed: {', '.join(_shown(v) for v in allowed)}" if allowed else ""
+    extra += f"; range: {opt.bounds}" if getattr(opt, "bounds", None) is not None else ""
     return f"{opt.help} [{opt.type.__name__}, default: {_shown(opt.default)}{extra}]"
 
 

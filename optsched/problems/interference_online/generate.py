@@ -55,6 +55,8 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
              table: tuple | None = None) -> OnlineInstance:
     """A synthetic stream; ``table = (names, beta, forbidden)`` overrides the synthetic table."""
     rng = make_rng(seed, "interference-online")
+    if table is not None and (not isinstance(table, (list, tuple)) or len(table) < 3):
+        raise InvalidInstanceError("interference-online", "table", "must be (names, beta, forbidden)", table)
     names, beta, forb = table[:3] if table is not None else synthetic_table(rng, types, forbid)
     total = servers * gpus_per_server
     sizes = np.array([1, 2, 4, 8])
