@@ -18,22 +18,25 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
-from .core.params import check_value
+from .core.params import MAX_THREADS, check_value
 from .core.startup import release_startup_sigint
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 
-def _int_at_least(name: str, minimum: int):
-    """An argparse type: an integer >= ``minimum``, the error naming the option."""
+def _int_at_least(name: str, minimum: int | None, maximum: int | None = None):
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum``), the error naming the
+    option; out of range is an error, never clamped."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
-        if value < minimum:
+        if minimum is not None and value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be >= {minimum} (got {value})")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum} (got {value})")
         return value
     return parse
 
@@ -691,8 +694,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
                         "reported with status time_limit (default: none)")
     s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"), metavar="N",
                    help="branch-and-bound node limit of the exact solver (default: none)")
-    s.add_argument("--threads", type=_positive_int("--threads"), default=1, metavar="N",
-                   help="solver threads (default: 1)")
+    s.add_argument("--threads", type=_int_at_least("--threads", 1, MAX_THREADS), default=1, metavar="N",
+                   help=f"solver threads, 1..{MAX_THREADS} (default: 1)")
     s.add_argument("--seed", type=int, default=0, metavar="N", help="seed of randomized methods and the solver (default: 0)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="a method option (repeatable; values are JSON or text; listed below)")
@@ -752,7 +755,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where cells run: local processes or a dask cluster (default: local)")
     s.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --executor dask)")
-    s.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel local workers (default: 2)")
+    s.add_argument("--jobs", type=_int_at_least("--jobs", None, MAX_THREADS), default=2, metavar="N",
+                   help=f"parallel local workers, 1..{MAX_THREADS} (default: 2)")
     s.add_argument("--out", default="paper_repro/results", metavar="DIR",
                    help="results folder (default: paper_repro/results)")
     s = sub.add_parser("models", help="regenerate the analytic DNN profiles in models/",

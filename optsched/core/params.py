@@ -20,7 +20,11 @@ from typing import Any
 
 from .errors import InvalidInstanceError
 
-__all__ = ["Interval", "validate_parameters", "check_value"]
+__all__ = ["Interval", "validate_parameters", "check_value", "MAX_THREADS"]
+
+#: the most solver threads a solve may ask for (more is an error, never clamped: HiGHS allocates
+#: per thread, and a million threads ends in ``std::bad_alloc``)
+MAX_THREADS = 256
 
 
 @dataclass(frozen=True)
