@@ -247,6 +247,101 @@ MUTATIONS = [
       "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_ex[i]",
       "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_in[i]",
       "spread workers progress at the co-located rate"),
+    # -- newer problems (issue 35): checkers, the check referee, generator and importer validation ----
+    M("intra-edge-forbidden", "intra-op", "checker", PP + "intra_op/instance.py",
+      "for e in np.flatnonzero(edge >= FORBIDDEN)[:20]:", "for e in np.flatnonzero(edge >= FORBIDDEN)[:0]:",
+      "forbidden edge pairs ignored"),
+    M("intra-node-forbidden", "intra-op", "checker", PP + "intra_op/instance.py",
+      "for v in np.flatnonzero(node >= FORBIDDEN)[:20]:", "for v in np.flatnonzero(node >= FORBIDDEN)[:0]:",
+      "forbidden node strategies ignored"),
+    M("intra-memory", "intra-op", "checker", PP + "intra_op/instance.py",
+      "over = np.flatnonzero(prof > instance.usage_limit * (1 + MEMORY_RTOL))",
+      "over = np.flatnonzero(prof > 2 * instance.usage_limit * (1 + MEMORY_RTOL))", "memory limit doubled"),
+    M("hap-ratio-sum-below", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "elif abs(arr.sum() - 1.0) > RATIO_TOL:", "elif arr.sum() - 1.0 > RATIO_TOL:",
+      "ratios summing below 1 accepted"),
+    M("hap-ratio-negative", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "np.any(arr < -RATIO_TOL)", "np.any(arr < -1.0)", "negative ratios accepted"),
+    M("hap-option-range", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "for t, o in enumerate(program) if not 0 <= o < len(instance.stages[t].options)]",
+      "for t, o in enumerate(program) if not 0 <= o <= len(instance.stages[t].options)]",
+      "option index one past the end accepted"),
+    M("dag-edge-back-one", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "if stages[u] > stages[v]:", "if stages[u] > stages[v] + 1:", "an edge may go back one stage"),
+    M("dag-empty-stage", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "    if empty:\n", "    if False:\n", "empty stages accepted"),
+    M("dag-budget", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "if w > cap * (1 + 1e-9):", "if w > 2 * cap * (1 + 1e-9):", "stage budget doubled"),
+    M("dd-skip-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(2, n):\n            if owner[k] < owner[k - 1]:", "cell 1's contiguity skipped"),
+    M("dd-skip-last-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(1, n - 1):\n            if owner[k] < owner[k - 1]:", "the last cell's contiguity skipped"),
+    M("opk-resource-0-only", "online-packing", "checker", PP + "online_packing/instance.py",
+      "for i, load in enumerate(loads):", "for i, load in enumerate(loads[:1]):", "capacity of resource 0 only"),
+    M("opk-capacity", "online-packing", "checker", PP + "online_packing/instance.py",
+      "if load > 1.0 + CAPACITY_TOL:", "if load > 1.5 + CAPACITY_TOL:", "capacities 1.5 instead of 1"),
+    M("coloc-resident-clash", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "for s in set(p) & snap.blocked_servers(j):", "for s in set():", "the resident-clash rule dropped"),
+    M("coloc-job-clash", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if pj is not None and pk is not None and set(pj) & set(pk) and snap.clash(",
+      "if False and pj is not None and pk is not None and set(pj) & set(pk) and snap.clash(",
+      "clashing new jobs may share a server"),
+    M("coloc-gang", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if sum(p.values()) != snap.job_gpus[j]:", "if sum(p.values()) > snap.job_gpus[j]:",
+      "a job may get fewer GPUs than its gang"),
+    M("coloc-capacity", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if used[s] > snap.free[s]:", "if used[s] > snap.free[s] + 1:", "one GPU more than free accepted"),
+    M("ps-cycle-raises", "pipeline-schedule", "error-path", PP + "pipeline_schedule/instance.py",
+      "    except InvalidInstanceError as exc:  # malformed or deadlocked: no schedule to measure\n",
+      "    except ZeroDivisionError as exc:\n", "a deadlocked order is invalid input (exit 2), not a violation"),
+    M("commit-scheme-type", "commit-rate", "error-path", PP + "commit_rate/instance.py",
+      "    if not isinstance(kind, str):\n", "    if False:\n", "a list as scheme crashes the checker"),
+    M("referee-types", "mknap", "error-path", "optsched/core/result.py",
+      "        validate_result_types(data)", "        pass", "a result's objective is not type-checked"),
+    M("referee-infeasible", "mknap", "error-path", "optsched/core/referee.py",
+      'if status == "infeasible" and result.solution is not None:', 'if False:',
+      "an infeasible record carrying a solution is accepted"),
+    M("referee-optimal-gap", "mknap", "error-path", "optsched/core/referee.py",
+      'if status == "optimal" and gap is not None and gap > allowed:', 'if False:',
+      "an optimal record with a positive gap is accepted"),
+    M("referee-bound", "mknap", "error-path", "optsched/core/referee.py",
+      "if better and abs(objective - bound) > objective_tolerance(bound):", "if False:",
+      "an objective better than its own bound is accepted"),
+    M("referee-gap", "mknap", "error-path", "optsched/core/referee.py",
+      "elif not (gap == expected or abs(gap - expected) <= GAP_TOLERANCE * max(1.0, expected)):", "elif False:",
+      "a gap that is not |objective - bound| / |objective| is accepted"),
+    M("params-nan", "srpt", "error-path", "optsched/core/params.py",
+      "        if not math.isfinite(value):\n            raise", "        if False:\n            raise",
+      "NaN and infinities accepted for float generator options"),
+    M("params-interval", "rar-online", "error-path", "optsched/core/params.py",
+      "if opt.bounds is not None and not opt.bounds.contains(value):", "if False:",
+      "declared intervals not checked"),
+    M("params-float-for-int", "interference-online", "error-path", "optsched/core/params.py",
+      "    if want is int:\n        if not _is_int(value):", "    if want is int:\n        if False:",
+      "a float where an int is declared accepted"),
+    M("params-api-skips", "interference-online", "error-path", "optsched/api.py",
+      "    params = validate_parameters(problem, prob.generator_options, params)\n", "",
+      "the API skips the declared constraints (the CLI still checks them)"),
+    M("params-load-unbounded", "interference-online", "error-path", PP + "interference_online/problem.py",
+      '"offered GPU utilization", bounds=Interval(0, 100, closed="right")', '"offered GPU utilization"',
+      "the load option declares no interval"),
+    M("edge-list-negative-value", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "if not _looks_numeric(x) or not (math.isfinite(float(x)) and float(x) >= 0):",
+      "if not _looks_numeric(x):", "NaN or negative edge values accepted"),
+    M("edge-list-negative-id", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "            elif integer_ids or _looks_numeric(x):", "            elif integer_ids:",
+      "a negative or NaN id in a file of names becomes a node"),
+    M("edge-list-index", "graph-partition", "error-path", PP + "graph_partition/generate.py",
+      '    if index not in (None, 0):\n        raise InvalidInstanceError("graph-partition", "--index", "must be 0: '
+      'the file holds one graph", index)\n    path = Path(path)\n    try:\n        gf = read_edge_list(path)',
+      "    path = Path(path)\n    try:\n        gf = read_edge_list(path)", "edge-list ignores --index"),
+    M("threads-unbounded", "mknap", "error-path", "optsched/core/solving.py",
+      "if not _is_int(threads) or not 1 <= threads <= MAX_THREADS:", "if not _is_int(threads) or threads < 1:",
+      "solve() accepts a million threads"),
+    M("device-input", "mknap", "error-path", "optsched/core/textfile.py",
+      "        if not stat.S_ISFIFO(mode):\n", "        if False:\n", "a device is read as an input file"),
 ]
 
 
@@ -260,7 +355,18 @@ def fast_tests(problem: str) -> list[str]:
     checker = {"online-knapsack": "test_checker_constraints_knapsack.py", "srpt": "test_checker_constraints_srpt.py",
                "rar-makespan": "test_checker_constraints_makespan.py",
                "rar-online": "test_checker_constraints_online.py"}.get(problem, "test_checker_constraints.py")
-    return [f"tests/{d}/{checker}", f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"]
+    fast = [f"tests/{d}/{checker}"] if (ROOT / "tests" / d / checker).exists() else []
+    # the cross-problem referee, generator and option tests of this problem (issue 35)
+    fast += [f"tests/test_check_referee.py::{t}[{problem}]" for t in ("test_checkers_never_crash_on_malformed_solutions",
+                                                                      "test_a_genuine_record_passes")]
+    fast += [f"tests/test_generator_params.py::test_bad_values_through_the_api_and_the_cli_agree[{problem}]",
+             "tests/test_generator_params.py::test_every_parameter_is_declared_with_a_type_and_a_finite_range"]
+    if problem == "mknap":  # the shared layers' own tests: the referee, the option ranges, the readers
+        fast += ["tests/test_check_referee.py", "tests/test_option_ranges.py"]
+    if problem == "graph-partition":
+        fast += ["tests/test_importer_validation.py"]
+    quality = f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"
+    return fast + ([quality] if quality in _collected("tests/test_quality.py") else [])
 
 
 def full_tests(problem: str) -> list[str]:
@@ -269,6 +375,17 @@ def full_tests(problem: str) -> list[str]:
 
 
 _NODES: list[str] = []
+_COLLECTED: dict[str, list[str]] = {}
+
+
+def _collected(path: str) -> list[str]:
+    """The test ids of one test file (collected once)."""
+    if path not in _COLLECTED:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.run([PY, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", path], cwd=ROOT,
+                              env=env, capture_output=True, text=True)
+        _COLLECTED[path] = [ln.strip() for ln in proc.stdout.splitlines() if ln.startswith(path + "::")]
+    return _COLLECTED[path]
 
 
 def _conformance_nodes() -> list[str]:
