@@ -1,7 +1,9 @@
 """The ``optsched`` command line, uniform across problems.
 
-Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
-violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance,
+Exit statuses (the table: docs/cli.md, "Exit statuses"): 0 success (including ``time_limit``
+results), 1 a check found violations (an infeasible solution, a disagreeing objective, a
+self-contradictory result record) or a method failed, 2 invalid input (one line, no traceback), 3
+infeasible instance,
 130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end),
 141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
 """
