@@ -217,6 +217,8 @@ def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
         want = schema[key].type
         if want is str and not isinstance(value, str):
             value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+        elif want is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
         # the declared type and interval (optsched.core.params), as optsched.generate checks them
         out[key] = check_value(problem, f"--{key.replace('_', '-')}", schema[key], value)
     return out

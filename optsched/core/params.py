@@ -75,7 +75,8 @@ def check_value(problem: str, field: str, opt, value: Any) -> Any:
     """``value`` checked against the declaration ``opt`` (an :class:`~optsched.core.registry.Option`):
     its type (an int is accepted where a float is declared, never a float where an int is; NaN
     and infinities never), its interval, its choices, and for a ``tuple`` option each item's type
-    and interval. Returns the value in its declared type (an int as a float, a list as a tuple).
+    and interval. Returns the value as given (an int stays an int where a float is declared, as
+    Python callers always passed it to the generators), a list as a tuple.
     """
     want = opt.type
     if value is None:
@@ -88,7 +89,6 @@ def check_value(problem: str, field: str, opt, value: Any) -> Any:
     elif want is float:
         if not _is_real(value):
             raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
-        value = float(value)
         if not math.isfinite(value):
             raise InvalidInstanceError(problem, field, "must be a finite number", value)
     elif want is bool:
@@ -140,7 +140,7 @@ def _type_name(opt) -> str:
 def validate_parameters(problem: str, declared: dict, given: dict, what: str = "generator option") -> dict:
     """``given`` checked against ``declared`` (name -> Option): an unknown name or a value of the
     wrong type or out of its interval raises :class:`InvalidInstanceError` naming the field.
-    Returns the values in their declared types.
+    Returns the values as given (a list as a tuple).
 
     >>> from optsched.core.registry import Option
     >>> decl = {"jobs": Option(int, 4, "jobs", bounds=Interval(1, 1000))}
