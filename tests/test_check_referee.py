@@ -112,6 +112,19 @@ def test_optimal_within_the_solvers_own_relative_gap_is_no_contradiction():
     assert record_contradictions(Result(**{**r.__dict__, "settings": {}}), "max")  # without it: a contradiction
 
 
+def test_optimal_within_the_solvers_absolute_gap_is_no_contradiction():
+    # HiGHS calls a MIP optimal within mip_abs_gap = 1e-6: a small objective then has a large
+    # relative gap (a solve of hetero-sharding on a dnn-partitioning graph gave exactly this)
+    from optsched.core.referee import record_contradictions
+
+    obj, bound = 0.003473941523, 0.003473521305
+    r = Result(problem="hetero-sharding", method="milp", fidelity="ours", status="optimal", objective=obj,
+               bound=bound, gap=relative_gap(obj, bound), settings={"mip_rel_gap": 0.0})
+    assert r.gap > 1e-4 and record_contradictions(r, "min") == []
+    far = Result(**{**r.__dict__, "bound": obj - 2e-6, "gap": relative_gap(obj, obj - 2e-6)})
+    assert record_contradictions(far, "min")  # beyond the absolute gap: a contradiction
+
+
 def test_a_json_round_trip_of_an_infinite_gap_is_consistent():
     from optsched.core.referee import record_contradictions
 

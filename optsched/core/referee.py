@@ -24,12 +24,17 @@ from typing import Any
 
 from .errors import InvalidInstanceError
 
-__all__ = ["validate_result_types", "record_contradictions", "GAP_TOLERANCE"]
+__all__ = ["validate_result_types", "record_contradictions", "GAP_TOLERANCE", "ABS_GAP_TOLERANCE"]
 
 #: slack on a recomputed gap and on an ``optimal`` claim's gap: the gap is a ratio of two numbers
 #: the record stores exactly (JSON floats round-trip), so only the solver's own tolerance
 #: (``settings.mip_rel_gap``) plus float noise of one division may separate them
 GAP_TOLERANCE = 1e-6
+
+#: the absolute gap within which a solver calls a solve optimal (HiGHS' ``mip_abs_gap`` default,
+#: 1e-6): an optimal record whose objective is within it of its bound is no contradiction, whatever
+#: its relative gap (an objective of 0.0035 with a bound 4e-7 away has a relative gap of 1.2e-4)
+ABS_GAP_TOLERANCE = 1e-6
 
 _TEXT = ("problem", "method", "fidelity", "status")
 _OPTIONAL_TEXT = ("backend", "solver_version", "instance_sha256", "reason")
@@ -105,7 +110,8 @@ def record_contradictions(result, sense: str) -> list[str]:
     rel = (result.settings or {}).get("mip_rel_gap")
     if _is_number(rel) and rel > 0:
         allowed += rel
-    if status == "optimal" and gap is not None and gap > allowed:
+    within_abs = objective is not None and bound is not None and abs(objective - bound) <= ABS_GAP_TOLERANCE
+    if status == "optimal" and gap is not None and gap > allowed and not within_abs:
         out.append(f"status 'optimal' with gap {gap!r} > 0: an optimal record proves its objective")
     if objective is not None and bound is not None:
         better = objective < bound if sense == "min" else objective > bound
