@@ -16,6 +16,7 @@ from typing import Any
 
 from .core.errors import InvalidInstanceError, UnknownNameError
 from .core.instance import load_json_file
+from .core.params import validate_parameters
 from .core.registry import CheckReport, get_problem
 from .core.result import Result
 
@@ -33,6 +34,10 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
             raise UnknownNameError(f"preset of {problem}", preset, list(prob.presets))
         params.update(prob.presets[preset])
     params.update(options)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InvalidInstanceError(problem, "seed", "must be an integer", seed)
+    # every parameter's declared type and interval, checked here for the API and the command line
+    params = validate_parameters(problem, prob.generator_options, params)
     return prob.generate(seed, **params)
 
 

@@ -1,7 +1,9 @@
 """The ``optsched`` command line, uniform across problems.
 
-Exit statuses (spec README): 0 success (including ``time_limit`` results), 1 a check found
-violations or a method failed, 2 invalid input (one line, no traceback), 3 infeasible instance,
+Exit statuses (the table: docs/cli.md, "Exit statuses"): 0 success (including ``time_limit``,
+``gap_limit`` and ``node_limit`` results), 1 a check found violations (an infeasible solution, a
+disagreeing objective, a self-contradictory result record) or a method failed, 2 invalid input
+(one line, no traceback), 3 infeasible instance,
 130 interrupted by Ctrl-C (SIGINT; one line on stderr, the solve is stopped on every back-end and
 no child process is left), 143 ended by SIGTERM and 129 by SIGHUP (the same clean-up, one line),
 141 the reader of stdout went away (``| head``; nothing more is printed, as with SIGPIPE).
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .core.errors import InvalidInstanceError, OptschedError, UnknownNameError
+from .core.params import MAX_THREADS, check_value
 from .core.procs import restore_signals, terminate_like_interrupt
 from .core.startup import release_startup_signals
 
@@ -28,15 +31,18 @@ EXIT_OK, EXIT_VIOLATION, EXIT_INVALID, EXIT_INFEASIBLE = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 
-def _int_at_least(name: str, minimum: int):
-    """An argparse type: an integer >= ``minimum``, the error naming the option."""
+def _int_at_least(name: str, minimum: int | None, maximum: int | None = None):
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum``), the error naming the
+    option; out of range is an error, never clamped."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
-        if value < minimum:
+        if minimum is not None and value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be >= {minimum} (got {value})")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum} (got {value})")
         return value
     return parse
 
@@ -217,9 +223,8 @@ def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
             value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
         elif want is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise InvalidInstanceError(problem, f"--{key.replace('_', '-')}", f"must be {want.__name__}", value)
-        out[key] = value
+        # the declared type and interval (optsched.core.params), as optsched.generate checks them
+        out[key] = check_value(problem, f"--{key.replace('_', '-')}", schema[key], value)
     return out
 
 
@@ -355,6 +360,8 @@ def cmd_solve(args) -> int:
 
 def cmd_check(args) -> int:
     import optsched
+    from .core.referee import record_contradictions
+    from .core.registry import CheckReport
     from .core.result import Result
     from .core.sidecar import read_json_data
 
@@ -372,24 +379,30 @@ def cmd_check(args) -> int:
             print(f"note: the result was computed for another instance (sha256 {result.instance_sha256[:12]}...)",
                   file=sys.stderr)
         solution, reported = result.solution, result.objective
-        if solution is None:
+        contradictions = record_contradictions(result, prob.sense)
+        if solution is None and not contradictions:
             raise InvalidInstanceError(prob.name, "solution", "the result carries no solution to check")
     else:
-        solution, reported = data, None
-    report = prob.check(inst, solution)
+        solution, reported, contradictions = data, None, []
+    report = prob.check(inst, solution) if solution is not None else None
+    if report is None:  # a self-contradictory record without a solution: its claims are the answer
+        report = CheckReport(True, None)
     agrees = reported is None or report.objective is None or abs(report.objective - reported) <= 1e-6 * max(1, abs(reported))
     if args.json:
         print(json.dumps({"feasible": report.feasible, "objective": report.objective, "reported_objective": reported,
-                          "objective_agrees": agrees, "violations": report.violations}, indent=2))
+                          "objective_agrees": agrees, "violations": report.violations,
+                          "record_contradictions": contradictions}, indent=2))
     else:
-        if report.feasible:
+        for c in contradictions:
+            print(f"the record contradicts itself: {c}")
+        if report.feasible and solution is not None:
             print(f"feasible: objective={_fmt(report.objective)}"
                   + ("" if agrees else f" (the result reported {_fmt(reported)})"))
         else:
             print(f"infeasible solution: {len(report.violations)} violation(s)")
             for v in report.violations:
                 print(f"  - {v}")
-    return EXIT_OK if report.feasible and agrees else EXIT_VIOLATION
+    return EXIT_OK if report.feasible and agrees and not contradictions else EXIT_VIOLATION
 
 
 def _importers() -> dict:
@@ -562,6 +575,7 @@ def option_help(opt) -> str:
     """
     allowed = opt.allowed()
     extra = f"; allowed: {', '.join(_shown(v) for v in allowed)}" if allowed else ""
+    extra += f"; range: {opt.bounds}" if getattr(opt, "bounds", None) is not None else ""
     return f"{opt.help} [{opt.type.__name__}, default: {_shown(opt.default)}{extra}]"
 
 
@@ -738,8 +752,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
                         "reported with status time_limit (default: none)")
     s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"), metavar="N",
                    help="branch-and-bound node limit of the exact solver (default: none)")
-    s.add_argument("--threads", type=_positive_int("--threads"), default=1, metavar="N",
-                   help="solver threads (default: 1)")
+    s.add_argument("--threads", type=_int_at_least("--threads", 1, MAX_THREADS), default=1, metavar="N",
+                   help=f"solver threads, 1..{MAX_THREADS} (default: 1)")
     s.add_argument("--seed", type=int, default=0, metavar="N", help="seed of randomized methods and the solver (default: 0)")
     s.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="a method option (repeatable; values are JSON or text; listed below)")
@@ -803,7 +817,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where cells run: local processes or a dask cluster (default: local)")
     s.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --executor dask)")
-    s.add_argument("--jobs", type=int, default=2, metavar="N", help="parallel local workers (default: 2)")
+    s.add_argument("--jobs", type=_int_at_least("--jobs", None, MAX_THREADS), default=2, metavar="N",
+                   help=f"parallel local workers, 1..{MAX_THREADS} (default: 2)")
     s.add_argument("--out", default="paper_repro/results", metavar="DIR",
                    help="results folder (default: paper_repro/results)")
     s = sub.add_parser("data", help="download the public data sets (pinned, SHA-256 checked) or list them",

@@ -16,6 +16,15 @@ Last full run (68 mutations, 2026-11-24): 66 killed, 2 survived (``gadget-greedy
 ``gadget-worker-choices``: no effect, or an improvement, on every generated rar-online instance
 tried), score 97%.
 
+The 54 mutations added for the newer problems and the shared validation (issue 35, from
+``intra-edge-forbidden`` on: 42 in the newer problems' checkers, importers and declared generator
+ranges, 11 in the shared referee, parameter, settings and reader code, 1 in pipeline-schedule's
+checker), run on their own (2026-11-27, load 6 to 160 on 2 shared cores): 54 killed, all in the
+fast stage, score 100%. ``params-nan`` is killed only by the test of its message: with every
+numeric option declaring a finite interval, NaN and infinities are refused by the interval too.
+The four mutations ``okn-duplicate``, ``srpt-arrival``, ``srpt-work`` and ``orderdp-order`` no
+longer match their source (the code moved on) and report ``invalid``.
+
 The heuristic-step mutations (category ``step``) double as the demonstration that each
 documented step of a method changes a recorded quality value: disabling the step must make
 ``tests/test_quality.py`` (or another test) fail.
@@ -247,6 +256,154 @@ MUTATIONS = [
       "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_ex[i]",
       "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_in[i]",
       "spread workers progress at the co-located rate"),
+    # -- newer problems (issue 35): checkers, the check referee, generator and importer validation ----
+    M("intra-edge-forbidden", "intra-op", "checker", PP + "intra_op/instance.py",
+      "for e in np.flatnonzero(edge >= FORBIDDEN)[:20]:", "for e in np.flatnonzero(edge >= FORBIDDEN)[:0]:",
+      "forbidden edge pairs ignored"),
+    M("intra-node-forbidden", "intra-op", "checker", PP + "intra_op/instance.py",
+      "for v in np.flatnonzero(node >= FORBIDDEN)[:20]:", "for v in np.flatnonzero(node >= FORBIDDEN)[:0]:",
+      "forbidden node strategies ignored"),
+    M("intra-memory", "intra-op", "checker", PP + "intra_op/instance.py",
+      "over = np.flatnonzero(prof > instance.usage_limit * (1 + MEMORY_RTOL))",
+      "over = np.flatnonzero(prof > 2 * instance.usage_limit * (1 + MEMORY_RTOL))", "memory limit doubled"),
+    M("hap-ratio-sum-below", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "elif abs(arr.sum() - 1.0) > RATIO_TOL:", "elif arr.sum() - 1.0 > RATIO_TOL:",
+      "ratios summing below 1 accepted"),
+    M("hap-ratio-negative", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "np.any(arr < -RATIO_TOL)", "np.any(arr < -1.0)", "negative ratios accepted"),
+    M("hap-option-range", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
+      "for t, o in enumerate(program) if not 0 <= o < len(instance.stages[t].options)]",
+      "for t, o in enumerate(program) if not 0 <= o <= len(instance.stages[t].options)]",
+      "option index one past the end accepted"),
+    M("dag-edge-back-one", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "if stages[u] > stages[v]:", "if stages[u] > stages[v] + 1:", "an edge may go back one stage"),
+    M("dag-empty-stage", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "    if empty:\n", "    if False:\n", "empty stages accepted"),
+    M("dag-budget", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
+      "if w > cap * (1 + 1e-9):", "if w > 2 * cap * (1 + 1e-9):", "stage budget doubled"),
+    M("dd-skip-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(2, n):\n            if owner[k] < owner[k - 1]:", "cell 1's contiguity skipped"),
+    M("dd-skip-last-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(1, n - 1):\n            if owner[k] < owner[k - 1]:", "the last cell's contiguity skipped"),
+    M("opk-resource-0-only", "online-packing", "checker", PP + "online_packing/instance.py",
+      "for i, load in enumerate(loads):", "for i, load in enumerate(loads[:1]):", "capacity of resource 0 only"),
+    M("opk-capacity", "online-packing", "checker", PP + "online_packing/instance.py",
+      "if load > 1.0 + CAPACITY_TOL:", "if load > 1.5 + CAPACITY_TOL:", "capacities 1.5 instead of 1"),
+    M("coloc-resident-clash", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "for s in set(p) & snap.blocked_servers(j):", "for s in set():", "the resident-clash rule dropped"),
+    M("coloc-job-clash", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if pj is not None and pk is not None and set(pj) & set(pk) and snap.clash(",
+      "if False and pj is not None and pk is not None and set(pj) & set(pk) and snap.clash(",
+      "clashing new jobs may share a server"),
+    M("coloc-gang", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if sum(p.values()) != snap.job_gpus[j]:", "if sum(p.values()) > snap.job_gpus[j]:",
+      "a job may get fewer GPUs than its gang"),
+    M("coloc-capacity", "interference-placement", "checker", "optsched/workloads/colocation.py",
+      "if used[s] > snap.free[s]:", "if used[s] > snap.free[s] + 1:", "one GPU more than free accepted"),
+    M("ps-cycle-raises", "pipeline-schedule", "error-path", PP + "pipeline_schedule/instance.py",
+      "    except InvalidInstanceError as exc:  # malformed or deadlocked: no schedule to measure\n",
+      "    except ZeroDivisionError as exc:\n", "a deadlocked order is invalid input (exit 2), not a violation"),
+    M("commit-scheme-type", "commit-rate", "error-path", PP + "commit_rate/instance.py",
+      "    if not isinstance(kind, str):\n", "    if False:\n", "a list as scheme crashes the checker"),
+    M("referee-types", "mknap", "error-path", "optsched/core/result.py",
+      "        validate_result_types(data)", "        pass", "a result's objective is not type-checked"),
+    M("referee-infeasible", "mknap", "error-path", "optsched/core/referee.py",
+      'if status == "infeasible" and result.solution is not None:', 'if False:',
+      "an infeasible record carrying a solution is accepted"),
+    M("referee-optimal-gap", "mknap", "error-path", "optsched/core/referee.py",
+      'if status == "optimal" and gap is not None and gap > allowed and not within_abs:', 'if False:',
+      "an optimal record with a positive gap is accepted"),
+    M("referee-bound", "mknap", "error-path", "optsched/core/referee.py",
+      "if better and abs(objective - bound) > objective_tolerance(bound):", "if False:",
+      "an objective better than its own bound is accepted"),
+    M("referee-gap", "mknap", "error-path", "optsched/core/referee.py",
+      "elif not (gap == expected or abs(gap - expected) <= GAP_TOLERANCE * max(1.0, expected)):", "elif False:",
+      "a gap that is not |objective - bound| / |objective| is accepted"),
+    M("params-nan", "mknap", "error-path", "optsched/core/params.py",
+      "        if not math.isfinite(value):\n            raise", "        if False:\n            raise",
+      "NaN and infinities accepted for float generator options"),
+    M("params-interval", "mknap", "error-path", "optsched/core/params.py",
+      "if opt.bounds is not None and not opt.bounds.contains(value):", "if False:",
+      "declared intervals not checked"),
+    M("params-float-for-int", "mknap", "error-path", "optsched/core/params.py",
+      "    if want is int:\n        if not _is_int(value):", "    if want is int:\n        if False:",
+      "a float where an int is declared accepted"),
+    M("params-api-skips", "mknap", "error-path", "optsched/api.py",
+      "    params = validate_parameters(problem, prob.generator_options, params)\n", "",
+      "the API skips the declared constraints (the CLI still checks them)"),
+    M("params-load-unbounded", "interference-online", "error-path", PP + "interference_online/problem.py",
+      '"offered GPU utilization", bounds=Interval(0, 100, closed="right")', '"offered GPU utilization"',
+      "the load option declares no interval"),
+    M("edge-list-negative-value", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "if not _looks_numeric(x) or not (math.isfinite(float(x)) and float(x) >= 0):",
+      "if not _looks_numeric(x):", "NaN or negative edge values accepted"),
+    M("edge-list-negative-id", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "            elif integer_ids or _looks_numeric(x):", "            elif integer_ids:",
+      "a negative or NaN id in a file of names becomes a node"),
+    M("edge-list-index", "graph-partition", "error-path", PP + "graph_partition/generate.py",
+      '    if index not in (None, 0):\n        raise InvalidInstanceError("graph-partition", "--index", "must be 0: '
+      'the file holds one graph", index)\n    path = Path(path)\n    try:\n        gf = read_edge_list(path)',
+      "    path = Path(path)\n    try:\n        gf = read_edge_list(path)", "edge-list ignores --index"),
+    M("threads-unbounded", "mknap", "error-path", "optsched/core/solving.py",
+      "if not _is_int(threads) or not 1 <= threads <= MAX_THREADS:", "if not _is_int(threads) or threads < 1:",
+      "solve() accepts a million threads"),
+    M("device-input", "mknap", "error-path", "optsched/core/textfile.py",
+      "        if not stat.S_ISFIFO(mode):\n", "        if False:\n", "a device is read as an input file"),
+    M("sc-min-cores", "stage-cores", "checker", PP + "stage_cores/instance.py",
+      "for i, x in enumerate(c) if x < instance.min_cores]", "for i, x in enumerate(c) if x < 0]",
+      "min_cores per stage not enforced"),
+    M("sc-core-budget", "stage-cores", "checker", PP + "stage_cores/instance.py",
+      "if sum(c) > instance.cores:", "if sum(c) > instance.cores + 1:", "one core more than available accepted"),
+    M("fc-hit-evict", "feature-cache", "checker", PP + "feature_cache/instance.py",
+      "        if x in cache:\n            if e != -1:", "        if x in cache:\n            if False:",
+      "an eviction on a hit accepted"),
+    M("fc-full", "feature-cache", "checker", PP + "feature_cache/instance.py",
+      "            if e not in cache:\n", "            if e not in cache and e != -1:\n",
+      "a full cache may grow (no eviction)"),
+    M("gp-node-balance", "graph-partition", "checker", PP + "graph_partition/instance.py",
+      "if loads[0, i] > instance.capacity_nodes * (1 + LOAD_TOL):",
+      "if loads[0, i] > 2 * instance.capacity_nodes * (1 + LOAD_TOL):", "node balance doubled"),
+    M("gp-train-balance", "graph-partition", "checker", PP + "graph_partition/instance.py",
+      "if loads[1, i] > instance.capacity_train * (1 + LOAD_TOL):",
+      "if loads[1, i] > 2 * instance.capacity_train * (1 + LOAD_TOL):", "training-node balance doubled"),
+    M("pg-edge-back", "pipeline-graph", "checker", PP + "pipeline_graph/instance.py",
+      "if stage_of[u] > stage_of[v]:", "if stage_of[u] > stage_of[v] + 1:", "an edge may go back one stage"),
+    M("pg-workers", "pipeline-graph", "checker", PP + "pipeline_graph/instance.py",
+      "elif sum(replicas) > instance.workers:", "elif sum(replicas) > instance.workers + 1:",
+      "one replica more than the workers accepted"),
+    M("pg-two-stages", "pipeline-graph", "checker", PP + "pipeline_graph/instance.py",
+      "elif len(set(flat)) != len(flat):", "elif False:", "a layer may sit in two stages"),
+    M("io-clash", "interference-online", "checker", PP + "interference_online/instance.py",
+      "if instance.clash(by_id[j].type, by_id[m].type):", "if False:", "clashing jobs may share a server"),
+    M("io-capacity", "interference-online", "checker", PP + "interference_online/instance.py",
+      "if used[s] > instance.gpus_per_server[s]:", "if used[s] > instance.gpus_per_server[s] + 1:",
+      "one GPU more than the server holds accepted"),
+    M("io-work", "interference-online", "checker", PP + "interference_online/instance.py",
+      "if done < need * (1 - WORK_RTOL):", "if done < 0.5 * need * (1 - WORK_RTOL):",
+      "half the work suffices"),
+    M("io-arrival", "interference-online", "checker", PP + "interference_online/instance.py",
+      "if start < job.arrival or end < start:", "if end < start:", "a job may start before it arrives"),
+    M("pa-memory", "pipeline-adaptive", "checker", PP + "pipeline_adaptive/instance.py",
+      "        if g not in fitting:\n", "        if g < 1:\n", "group sizes that do not fit memory accepted"),
+    M("cr-bandwidth-cap", "commit-rate", "checker", PP + "commit_rate/instance.py",
+      "bad = [c for c in cs if not 1 <= c <= instance.max_commits]", "bad = [c for c in cs if not 1 <= c]",
+      "commits above the bandwidth cap accepted"),
+    M("dnn-nan", "dag-pipeline", "error-path", "optsched/workloads/operator_graphs.py",
+      "    if not np.isfinite(v) or v < 0:\n", "    if v < 0:\n", "NaN latencies and sizes read from a dnn-partitioning file"),
+    M("hap-index", "hetero-sharding", "error-path", PP + "hetero_sharding/generate.py",
+      '    if index is not None:\n        raise InvalidInstanceError(P, "--index", "a dnn-partitioning file holds one graph")\n'
+      "    return operator_graph_program(", "    return operator_graph_program(", "dnn-partitioning-hap ignores --index"),
+    M("cr-workers-unbounded", "commit-rate", "error-path", PP + "commit_rate/problem.py",
+      '"workers": Option(int, 6, "workers", bounds=Interval(1, 256))', '"workers": Option(int, 6, "workers")',
+      "the workers option declares no interval (--workers 0 reaches the generator)"),
+    M("gp-degree-unbounded", "graph-partition", "error-path", PP + "graph_partition/problem.py",
+      '"Chung-Lu mean degree", bounds=Interval(0, 100, closed="right")', '"Chung-Lu mean degree"',
+      "the mean degree declares no interval"),
+    M("dd-level-unbounded", "domain-decomposition", "error-path", PP + "domain_decomposition/problem.py",
+      '"top-level cells per axis = 2^level", bounds=Interval(1, 8)', '"top-level cells per axis = 2^level"',
+      "the level declares no interval (8^level cells)"),
 ]
 
 
@@ -260,7 +417,18 @@ def fast_tests(problem: str) -> list[str]:
     checker = {"online-knapsack": "test_checker_constraints_knapsack.py", "srpt": "test_checker_constraints_srpt.py",
                "rar-makespan": "test_checker_constraints_makespan.py",
                "rar-online": "test_checker_constraints_online.py"}.get(problem, "test_checker_constraints.py")
-    return [f"tests/{d}/{checker}", f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"]
+    fast = [f"tests/{d}/{checker}"] if (ROOT / "tests" / d / checker).exists() else []
+    # the cross-problem referee, generator and option tests of this problem (issue 35)
+    fast += [f"tests/test_check_referee.py::{t}[{problem}]" for t in ("test_checkers_never_crash_on_malformed_solutions",
+                                                                      "test_a_genuine_record_passes")]
+    fast += [f"tests/test_generator_params.py::test_bad_values_through_the_api_and_the_cli_agree[{problem}]",
+             "tests/test_generator_params.py::test_every_parameter_is_declared_with_a_type_and_a_finite_range"]
+    if problem == "mknap":  # the shared layers' own tests: the referee, the option ranges, the readers
+        fast += ["tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py"]
+    if problem in ("graph-partition", "dag-pipeline", "hetero-sharding"):  # their importers' validation
+        fast += ["tests/test_importer_validation.py"]
+    quality = f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"
+    return fast + ([quality] if quality in _collected("tests/test_quality.py") else [])
 
 
 def full_tests(problem: str) -> list[str]:
@@ -269,6 +437,17 @@ def full_tests(problem: str) -> list[str]:
 
 
 _NODES: list[str] = []
+_COLLECTED: dict[str, list[str]] = {}
+
+
+def _collected(path: str) -> list[str]:
+    """The test ids of one test file (collected once)."""
+    if path not in _COLLECTED:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.run([PY, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", path], cwd=ROOT,
+                              env=env, capture_output=True, text=True)
+        _COLLECTED[path] = [ln.strip() for ln in proc.stdout.splitlines() if ln.startswith(path + "::")]
+    return _COLLECTED[path]
 
 
 def _conformance_nodes() -> list[str]:

@@ -96,10 +96,9 @@ def load_json_file(path: str | Path, problem: str) -> Any:
     values: correctly rounded floats, Python ints), else with the standard library; a file orjson
     rejects is parsed again by the standard library, whose error message names line and column.
     """
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidInstanceError(problem, "(file)", f"cannot read {path}: {exc.strerror}") from None
+    from .textfile import read_raw
+
+    raw = read_raw(path, problem)  # a device such as /dev/urandom is refused, not read without end
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -113,6 +113,14 @@ class Option:
     #: the values the option accepts when they form a fixed set (empty: any value of ``type``);
     #: checked by :meth:`Method.resolve_options` and listed by ``--help``
     choices: tuple = ()
+    #: the interval a number must lie in (:class:`optsched.core.params.Interval`); every numeric
+    #: generator option declares one, checked by :func:`optsched.core.params.validate_parameters`
+    bounds: Any = None
+    #: whether ``None`` (JSON null) is accepted (the default then means "derived from the others")
+    nullable: bool = False
+    #: for ``type=tuple``: the type and interval of each item
+    item_type: type = int
+    items: Any = None
 
     def allowed(self) -> tuple:
         """The values the option accepts, as far as they are a fixed set: the declared
@@ -142,8 +150,11 @@ class Option:
 
     def describe(self) -> dict:
         """The option as JSON-able data: type name, default, help and allowed values."""
-        return {"type": self.type.__name__, "default": self.default, "help": self.help,
-                "allowed": list(self.allowed())}
+        out = {"type": self.type.__name__, "default": self.default, "help": self.help,
+               "allowed": list(self.allowed())}
+        if self.bounds is not None:
+            out["range"] = str(self.bounds)
+        return out
 
 
 def _alternatives_in(text: str) -> tuple:

@@ -105,6 +105,9 @@ class Result:
         for key in ("problem", "method", "fidelity", "status"):
             if key not in data:
                 raise InvalidInstanceError("result", key, "missing")
+        from .referee import validate_result_types
+
+        validate_result_types(data)  # declared types before any arithmetic (docs/cli.md)
         return cls(**data)
 
     def to_frame(self):

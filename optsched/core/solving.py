@@ -19,6 +19,7 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
 from .errors import Infeasible, InvalidInstanceError, NotApplicable
+from .params import MAX_THREADS
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
 from .result import Result, relative_gap
@@ -137,6 +138,26 @@ def objective_tolerance(value: float) -> float:
     return 1e-6 * max(1.0, abs(value))
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_settings(problem: str, time_limit, seed, threads, mip_rel_gap, node_limit) -> None:
+    """The solve's settings, each refused with its name when out of range (never clamped)."""
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+                                       and time_limit > 0 and math.isfinite(time_limit)):
+        raise InvalidInstanceError(problem, "time_limit", "must be a positive number of seconds", time_limit)
+    if not _is_int(threads) or not 1 <= threads <= MAX_THREADS:
+        raise InvalidInstanceError(problem, "threads", f"must be an integer in [1, {MAX_THREADS}]", threads)
+    if not _is_int(seed):
+        raise InvalidInstanceError(problem, "seed", "must be an integer", seed)
+    if node_limit is not None and (not _is_int(node_limit) or node_limit < 0):
+        raise InvalidInstanceError(problem, "node_limit", "must be an integer >= 0", node_limit)
+    if not (isinstance(mip_rel_gap, (int, float)) and not isinstance(mip_rel_gap, bool)
+            and 0 <= mip_rel_gap < 1):
+        raise InvalidInstanceError(problem, "mip_rel_gap", "must be a number in [0, 1)", mip_rel_gap)
+
+
 def solve(instance: Any, method: str | None = None, *, backend: str | None = None,
           time_limit: float | None = None, seed: int = 0, threads: int = 1, mip_rel_gap: float = 0.0,
           node_limit: int | None = None, options: dict | None = None,
@@ -149,8 +170,7 @@ def solve(instance: Any, method: str | None = None, *, backend: str | None = Non
     """
     problem = get_problem(instance.problem)
     meth = problem.get_method(method)
-    if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
-        raise InvalidInstanceError(problem.name, "time_limit", "must be a positive number of seconds", time_limit)
+    _check_settings(problem.name, time_limit, seed, threads, mip_rel_gap, node_limit)
     opts = meth.resolve_options(options)
     backend_name = get_backend(backend).name
     settings = SolverSettings(time_limit=time_limit, mip_rel_gap=mip_rel_gap, threads=threads,

@@ -17,12 +17,46 @@ problem and the field ``(file)`` (CLI exit status 2), never a traceback.
 from __future__ import annotations
 
 import gzip
+import os
+import stat
 import zlib
 from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
 
-__all__ = ["read_bytes", "read_text"]
+__all__ = ["read_bytes", "read_text", "read_raw", "MAX_STREAM_BYTES"]
+
+#: the most a pipe (``<(zcat f)``, ``/dev/stdin``) may hold: beyond it the input is refused, never
+#: read until memory runs out (a regular file's size is known before it is read)
+MAX_STREAM_BYTES = 8 << 30
+
+
+def read_raw(path: str | Path, problem: str, field: str = "(file)") -> bytes:
+    """The bytes of a regular file or a pipe, as they are; a device (``/dev/urandom``,
+    ``/dev/zero``), a socket or a pipe longer than :data:`MAX_STREAM_BYTES` is invalid input
+    (``InvalidInstanceError`` naming ``field``), never a read without end.
+
+    >>> read_raw("/dev/zero", "demo")
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidInstanceError: demo: field '(file)': /dev/zero is a character device, not a file
+    """
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            return path.read_bytes()  # a folder raises IsADirectoryError below
+        if not stat.S_ISFIFO(mode):
+            kind = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise InvalidInstanceError(problem, field, f"{path} is {kind}, not a file")
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_STREAM_BYTES + 1)
+    except OSError as exc:
+        raise InvalidInstanceError(problem, field, f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_STREAM_BYTES:
+        raise InvalidInstanceError(problem, field, f"{path}: more than {MAX_STREAM_BYTES} bytes from a pipe")
+    return raw
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -30,10 +64,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def read_bytes(path: str | Path, problem: str, field: str = "(file)") -> bytes:
     """The file's bytes, gunzipped when they start with the gzip magic number (whatever the name)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInstanceError(problem, field, f"cannot read {path}: {exc.strerror or exc}") from None
+    raw = read_raw(path, problem, field)
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)

@@ -25,6 +25,7 @@ returned :class:`GraphFile` so that importers can report them.
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import re
 from dataclasses import dataclass
@@ -180,9 +181,10 @@ def read_edge_list(path: str | Path) -> GraphFile:
         return _matrix_market(path, where)
     if len(pairs) > 1 and not all(re.fullmatch(r"\d+", s) for s in pairs[0]) and \
             all(re.fullmatch(r"\d+", s) for p in pairs[1:] for s in p):
-        pairs = pairs[1:]  # a header line
+        pairs, where = pairs[1:], where[1:]  # a header line
     if not pairs:
         raise ValueError(f"{path.name}: no edges")
+    _check_edge_lines(path, where)
     names = [a for p in pairs for a in p]
     if all(re.fullmatch(r"\d+", s) for s in names):
         ids = sorted({int(s) for s in names})  # "007" and "7" are the same node
@@ -199,6 +201,33 @@ def read_edge_list(path: str | Path) -> GraphFile:
         labels = tuple(index)
     graph, loops, dup = simple_graph(len(labels), src, dst)
     return GraphFile(graph, labels, loops, dup)
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_edge_lines(path: Path, rows: list) -> None:
+    """Every data line of an edge list, named by its number when malformed: ids are all
+    non-negative integers or all names (a negative, fractional, NaN or infinite id, or a name in a
+    file of integer ids, is an error, never a new node), and a value column (a weight, a time) is a
+    finite number >= 0 (read, not used)."""
+    integer_ids = all(re.fullmatch(r"\d+", x) for x in rows[0][1][:2])
+    for lineno, fields in rows:
+        for x in fields[:2]:
+            if re.fullmatch(r"\d+", x):
+                if not integer_ids:
+                    raise ValueError(f"{path.name} line {lineno}: node id {x!r} is an integer in a file of named "
+                                     "nodes")
+            elif integer_ids or _looks_numeric(x):
+                raise ValueError(f"{path.name} line {lineno}: node id {x!r} is not a non-negative integer")
+        for x in fields[2:]:
+            if not _looks_numeric(x) or not (math.isfinite(float(x)) and float(x) >= 0):
+                raise ValueError(f"{path.name} line {lineno}: value {x!r} must be a finite number >= 0")
 
 
 def _matrix_market(path: Path, rows: list) -> GraphFile:

@@ -98,6 +98,8 @@ def parse_scheme(instance: CommitRateInstance, solution) -> tuple[dict | None, l
     if not isinstance(solution, dict) or "scheme" not in solution:
         return None, ['solution must be an object with "scheme"']
     kind = solution["scheme"]
+    if not isinstance(kind, str):
+        return None, [f"scheme must be a string, got {kind!r}"]
     want = {"adsp": {"scheme", "commits"}, "bsp": {"scheme"}, "ssp": {"scheme", "staleness"},
             "fixed": {"scheme", "local_steps"}}
     if kind not in want:

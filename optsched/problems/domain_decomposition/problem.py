@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instances
@@ -20,13 +21,14 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "particles": Option(int, 5000, "number of particles"),
-        "level": Option(int, 3, "top-level cells per axis = 2^level"),
-        "ranks": Option(int, 8, "number of ranks P"),
+        "particles": Option(int, 5000, "number of particles", bounds=Interval(1, 10_000_000)),
+        "level": Option(int, 3, "top-level cells per axis = 2^level", bounds=Interval(1, 8)),
+        "ranks": Option(int, 8, "number of ranks P", bounds=Interval(1, 100_000)),
         "distribution": Option(str, "halos", "halos or zeldovich"),
-        "pp_factor": Option(float, 0.01, "work per cell = n + pp_factor n^2"),
-        "mic_speed": Option(float, 2.0, "speed of the accelerator ranks (half of them, first)"),
+        "pp_factor": Option(float, 0.01, "work per cell = n + pp_factor n^2", bounds=Interval(0, 1e6)),
+        "mic_speed": Option(float, 2.0, "speed of the accelerator ranks (half of them, first)", bounds=Interval(0, 1e6, closed="right")),
         "contiguous": Option(bool, True, "contiguous decomposition along the curve"),
+        "mic_ranks": Option(int, -1, "accelerator ranks (-1: half of the ranks)", bounds=Interval(-1, 100_000)),
     },
     build_model=build_model,
     default_method="chain",

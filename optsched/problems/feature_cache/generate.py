@@ -82,6 +82,8 @@ def tiny_instances(seed: int) -> FeatureCacheInstance:
 def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstance:
     """One epoch of reads on a planetoid graph: training nodes = the non-test nodes (see
     ``graph-partition``), proximity order, batch 64, fan-outs (10, 5), capacity 10% of the nodes."""
+    if index not in (None, 0):
+        raise InvalidInstanceError("feature-cache", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = path.with_name(path.name[: -len(".graph")] + ".test.index") if path.name.endswith(".graph") else None
     try:

@@ -89,6 +89,8 @@ def _invalid(fmt: str, exc: Exception) -> InvalidInstanceError:
 
 def import_planetoid(path, index: int | None = None) -> GraphPartitionInstance:
     """A planetoid ``ind.<name>.graph`` file (``index`` is unused, accepted for the CLI)."""
+    if index not in (None, 0):
+        raise InvalidInstanceError("graph-partition", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = None
     if path.name.endswith(".graph"):
@@ -116,6 +118,8 @@ def import_planetoid(path, index: int | None = None) -> GraphPartitionInstance:
 
 def import_edge_list(path, index: int | None = None) -> GraphPartitionInstance:
     """A text edge list (``index`` is unused, accepted for the CLI); every node is a training seed."""
+    if index not in (None, 0):
+        raise InvalidInstanceError("graph-partition", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     try:
         gf = read_edge_list(path)

@@ -72,6 +72,8 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
     if not 0 < runtime[0] <= runtime[1]:
         raise InvalidInstanceError("interference-online", "runtime", "needs 0 < lo <= hi", runtime)
     rng = make_rng(seed, "interference-online")
+    if table is not None and (not isinstance(table, (list, tuple)) or len(table) < 3):
+        raise InvalidInstanceError("interference-online", "table", "must be (names, beta, forbidden)", table)
     names, beta, forb = table[:3] if table is not None else synthetic_table(rng, types, forbid)
     total = servers * gpus_per_server
     sizes = np.array(sizes)

@@ -132,7 +132,7 @@ def check(instance: OnlineInstance, solution) -> CheckReport:
                 or not isinstance(entry["servers"], list)):
             return CheckReport(False, None, ['every entry must be {"id", "start", "end", "servers"}'])
         jid = entry["id"]
-        if jid not in by_id or jid in seen:
+        if not isinstance(jid, int) or isinstance(jid, bool) or jid not in by_id or jid in seen:
             violations.append(f"job id {jid!r} unknown or listed twice")
             continue
         seen.add(jid)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, load_gavel_online, tiny_instances
@@ -19,14 +20,15 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "jobs": Option(int, 40, "jobs in the stream"),
-        "servers": Option(int, 8, "servers"),
-        "gpus_per_server": Option(int, 4, "GPUs per server"),
-        "servers_per_group": Option(int, 2, "servers per agent group"),
-        "types": Option(int, 6, "job types of the synthetic interference table"),
-        "load": Option(float, 0.8, "offered GPU utilization"),
-        "spread_penalty": Option(float, 0.2, "gamma: relative slowdown per extra server"),
-        "forbid": Option(float, 0.1, "fraction of type pairs that cannot co-locate"),
+        "jobs": Option(int, 40, "jobs in the stream", bounds=Interval(1, 1_000_000)),
+        "servers": Option(int, 8, "servers", bounds=Interval(1, 100_000)),
+        "gpus_per_server": Option(int, 4, "GPUs per server", bounds=Interval(1, 1_024)),
+        "servers_per_group": Option(int, 2, "servers per agent group", bounds=Interval(1, 100_000)),
+        "types": Option(int, 6, "job types of the synthetic interference table", bounds=Interval(1, 1_000)),
+        "load": Option(float, 0.8, "offered GPU utilization", bounds=Interval(0, 100, closed="right")),
+        "spread_penalty": Option(float, 0.2, "gamma: relative slowdown per extra server", bounds=Interval(0, 100)),
+        "forbid": Option(float, 0.1, "fraction of type pairs that cannot co-locate", bounds=Interval(0, 1, closed="left")),
+        "table": Option(tuple, None, "interference table (API: rows of slowdowns per type pair; null: synthetic)", nullable=True),
     },
     importers={"gavel-online": load_gavel_online},
     default_method="least-interference",

@@ -137,7 +137,7 @@ def decode(instance: PlacementInstance, solution) -> tuple[list, list[str]]:
         if not isinstance(entry, dict) or set(entry) != {"id", "servers"} or not isinstance(entry["servers"], list):
             return [], ['every entry must be {"id": j, "servers": [[server, gpus], ...]}']
         jid = entry["id"]
-        if jid not in index or jid in seen:
+        if not isinstance(jid, int) or isinstance(jid, bool) or jid not in index or jid in seen:
             errors.append(f"job id {jid!r} unknown or listed twice")
             continue
         seen.add(jid)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -21,9 +22,9 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "items": Option(int, 25, "number of items n"),
-        "rows": Option(int, 3, "number of capacity rows m"),
-        "tightness": Option(float, 0.5, "capacity as a fraction of each row's total weight"),
+        "items": Option(int, 25, "number of items n", bounds=Interval(1, 100_000)),
+        "rows": Option(int, 3, "number of capacity rows m", bounds=Interval(1, 100)),
+        "tightness": Option(float, 0.5, "capacity as a fraction of each row's total weight", bounds=Interval(0, 1, closed="right")),
         "correlated": Option(bool, True, "Chu-Beasley correlated profits"),
     },
     importers={"orlib-mknap": load_orlib},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -20,10 +21,10 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "requests": Option(int, 60, "number of requests n"),
-        "lower": Option(float, 1.0, "smallest unit value L (> 0)"),
-        "upper": Option(float, 16.0, "largest unit value U (>= L)"),
-        "eps": Option(float, 0.05, "largest demand eps, in (0, 1]"),
+        "requests": Option(int, 60, "number of requests n", bounds=Interval(1, 1_000_000)),
+        "lower": Option(float, 1.0, "smallest unit value L (> 0)", bounds=Interval(0, 1e9, closed="right")),
+        "upper": Option(float, 16.0, "largest unit value U (>= L)", bounds=Interval(0, 1e9, closed="right")),
+        "eps": Option(float, 0.05, "largest demand eps, in (0, 1]", bounds=Interval(0, 1, closed="right")),
         "values": Option(str, "log-uniform", "value shape: log-uniform, uniform or increasing"),
     },
     build_model=build_model,

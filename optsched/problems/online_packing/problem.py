@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -20,12 +21,12 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "requests": Option(int, 40, "number of requests n"),
-        "resources": Option(int, 2, "number of resources m"),
-        "lower": Option(float, 1.0, "smallest value density L (> 0)"),
-        "upper": Option(float, 16.0, "largest value density U (>= L)"),
-        "eps": Option(float, 0.1, "largest demand of one resource, in (0, 1]"),
-        "density": Option(float, 0.6, "probability that a request uses a given resource"),
+        "requests": Option(int, 40, "number of requests n", bounds=Interval(1, 1_000_000)),
+        "resources": Option(int, 2, "number of resources m", bounds=Interval(1, 1_000)),
+        "lower": Option(float, 1.0, "smallest value density L (> 0)", bounds=Interval(0, 1e9, closed="right")),
+        "upper": Option(float, 16.0, "largest value density U (>= L)", bounds=Interval(0, 1e9, closed="right")),
+        "eps": Option(float, 0.1, "largest demand of one resource, in (0, 1]", bounds=Interval(0, 1, closed="right")),
+        "density": Option(float, 0.6, "probability that a request uses a given resource", bounds=Interval(0, 1, closed="right")),
         "values": Option(str, "log-uniform", "value shape: log-uniform or increasing"),
     },
     build_model=build_model,

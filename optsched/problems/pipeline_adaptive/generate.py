@@ -18,6 +18,10 @@ PRESETS: dict[str, dict] = {
 }
 
 
+#: the largest kFkB group size a generated instance may list (a group's stash must fit one device)
+MAX_GROUP_SIZE = 4096
+
+
 def generate(seed: int, *, iterations: int = 120, periods: int = 40, period: float = 5.0,
              group_sizes: str = "1,2,3,4,6,8", switch_cost: float = 0.5,
              bandwidth: float = 1.25e9) -> PipelineAdaptiveInstance:
@@ -33,6 +37,9 @@ def generate(seed: int, *, iterations: int = 120, periods: int = 40, period: flo
     except ValueError:
         raise InvalidInstanceError("pipeline-adaptive", "group_sizes", "must be comma-separated integers",
                                    group_sizes) from None
+    if any(not 1 <= g <= MAX_GROUP_SIZE for g in sizes):  # a size that no memory can hold is named here
+        raise InvalidInstanceError("pipeline-adaptive", "group_sizes", f"must list integers in [1, {MAX_GROUP_SIZE}]",
+                                   group_sizes)
     if periods < 1:
         raise InvalidInstanceError("pipeline-adaptive", "periods", "must be >= 1", periods)
     base = example_setting(iterations=max(1, iterations), switch_cost=switch_cost)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instance
@@ -19,12 +20,12 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "iterations": Option(int, 120, "training iterations"),
-        "periods": Option(int, 40, "periods of the preemption trace"),
-        "period": Option(float, 5.0, "length of a trace period (seconds)"),
+        "iterations": Option(int, 120, "training iterations", bounds=Interval(1, 1_000_000)),
+        "periods": Option(int, 40, "periods of the preemption trace", bounds=Interval(1, 1_000_000)),
+        "period": Option(float, 5.0, "length of a trace period (seconds)", bounds=Interval(0, 1e6, closed="right")),
         "group_sizes": Option(str, "1,2,3,4,6,8", "candidate kFkB group sizes, comma-separated"),
-        "switch_cost": Option(float, 0.5, "seconds charged when the group size changes"),
-        "bandwidth": Option(float, 1.25e9, "nominal link bandwidth (bytes/s)"),
+        "switch_cost": Option(float, 0.5, "seconds charged when the group size changes", bounds=Interval(0, 1e6)),
+        "bandwidth": Option(float, 1.25e9, "nominal link bandwidth (bytes/s)", bounds=Interval(0, 1e15, closed="right")),
     },
     default_method="ada-grouper",
     reference_method=("brute", "lb"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, from_pipedream, generate, tiny_instance
@@ -31,11 +32,11 @@ PROBLEM = register_problem(Problem(
     presets=PRESETS,
     generator_options={
         "profile": Option(str, "", "PipeDream graph.txt; empty: a random DAG"),
-        "layers": Option(int, 6, "layers of the random DAG"),
-        "workers": Option(int, 3, "number of workers N"),
+        "layers": Option(int, 6, "layers of the random DAG", bounds=Interval(1, 100_000)),
+        "workers": Option(int, 3, "number of workers N", bounds=Interval(1, 10_000)),
         "objective": Option(str, "bottleneck", "bottleneck | pipedream"),
-        "bandwidth": Option(float, 1e9, "bytes/s between workers (PipeDream's default 1e9)"),
-        "activation_compression_ratio": Option(float, 0.0, "PipeDream's transfer term divisor; 0: no transfer term"),
+        "bandwidth": Option(float, 1e9, "bytes/s between workers (PipeDream's default 1e9)", bounds=Interval(0, 1e15, closed="right")),
+        "activation_compression_ratio": Option(float, 0.0, "PipeDream's transfer term divisor; 0: no transfer term", bounds=Interval(0, 1e6)),
         "chain": Option(bool, False, "a random chain instead of a DAG"),
     },
     importers={"pipedream-graph": import_pipedream_graph},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instance
@@ -45,17 +46,17 @@ PROBLEM = register_problem(Problem(
     presets=PRESETS,
     generator_options={
         "profile": Option(str, "", "profile file (optsched JSON or PipeDream graph.txt); empty: a random chain"),
-        "layers": Option(int, 8, "positions of the random chain (without --profile)"),
+        "layers": Option(int, 8, "positions of the random chain (without --profile)", bounds=Interval(1, 100_000)),
         "topology": Option(str, "nvlink:4", "device graph preset (nvlink:N, two-level:SxG[:INTRA:INTER], "
                                             "flat:N:BW, ring:N:BW, random:N[:P]) or a JSON file"),
-        "stages": Option(int, 0, "number of stages K; 0: the planner chooses"),
-        "microbatches": Option(int, 4, "microbatches per iteration M"),
+        "stages": Option(int, 0, "number of stages K; 0: the planner chooses", bounds=Interval(0, 100_000)),
+        "microbatches": Option(int, 4, "microbatches per iteration M", bounds=Interval(1, 100_000)),
         "objective": Option(str, "bottleneck", "bottleneck | sync-estimate | sync (evaluation only)"),
-        "microbatch_size": Option(float, 0.0, "samples per microbatch; 0: profile batch / M"),
-        "max_replicas": Option(int, 0, "largest replication of a stage; 0: no bound"),
-        "memory_gb": Option(float, 0.0, "memory per device in GB; 0: the topology's (16 GB)"),
+        "microbatch_size": Option(float, 0.0, "samples per microbatch; 0: profile batch / M", bounds=Interval(0, 1e9)),
+        "max_replicas": Option(int, 0, "largest replication of a stage; 0: no bound", bounds=Interval(0, 100_000)),
+        "memory_gb": Option(float, 0.0, "memory per device in GB; 0: the topology's (16 GB)", bounds=Interval(0, 1e6)),
         "schedule": Option(str, "1f1b", "schedule whose in-flight microbatches the memory check uses"),
-        "group_size": Option(int, 1, "kFkB group size"),
+        "group_size": Option(int, 1, "kFkB group size", bounds=Interval(1, 100_000)),
     },
     importers={"pipedream-profile": import_pipedream_profile},
     build_model=build_model,

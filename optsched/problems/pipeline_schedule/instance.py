@@ -101,15 +101,19 @@ class PipelineScheduleInstance(Instance):
 def check(instance: PipelineScheduleInstance, solution) -> CheckReport:
     """Simulate the order and check the in-flight caps.
 
-    A malformed order, or one whose precedences form a cycle, defines no schedule: it raises
-    :class:`~optsched.core.errors.InvalidInstanceError` naming ``order`` (CLI exit 2). A cap
-    exceeded is a violation (CLI ``check`` exit 1).
+    Every defect of the solution is a violation (CLI ``check`` exit 1, as in every problem): a
+    solution that is not ``{"order": [...]}``, a malformed order (a stage's tasks missing or
+    listed twice), an order whose precedences form a cycle (it deadlocks: no schedule), and an
+    in-flight cap exceeded.
     """
     if not isinstance(solution, dict) or set(solution) != {"order"}:
-        raise InvalidInstanceError(instance.problem, "solution", 'must be an object {"order": [...]}',
-                                   sorted(solution) if isinstance(solution, dict) else solution)
-    kind, mb = order_from_json(solution["order"], instance.stages, instance.microbatches)
-    sim = simulate_order(instance.timing, instance.microbatches, kind, mb)
+        got = sorted(solution) if isinstance(solution, dict) else type(solution).__name__
+        return CheckReport.from_violations([f'solution: must be an object {{"order": [...]}} (got {got})'], None)
+    try:
+        kind, mb = order_from_json(solution["order"], instance.stages, instance.microbatches)
+        sim = simulate_order(instance.timing, instance.microbatches, kind, mb)
+    except InvalidInstanceError as exc:  # malformed or deadlocked: no schedule to measure
+        return CheckReport.from_violations([str(exc).removeprefix(f"{instance.problem}: ")], None)
     violations = []
     if instance.inflight_cap is not None:
         for k in np.flatnonzero(sim.peak_inflight > np.asarray(instance.inflight_cap)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -20,11 +21,11 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "stages": Option(int, 4, "number of stages K"),
-        "microbatches": Option(int, 8, "microbatches per iteration M"),
-        "heterogeneity": Option(float, 0.5, "forward times uniform in [1 - h, 1 + h] s"),
-        "transfer": Option(float, 0.2, "mean transfer delay as a fraction of the mean forward"),
-        "allreduce": Option(float, 0.0, "all-reduce of a replicated stage as a fraction of its F + B"),
+        "stages": Option(int, 4, "number of stages K", bounds=Interval(1, 1_024)),
+        "microbatches": Option(int, 8, "microbatches per iteration M", bounds=Interval(1, 16_384)),
+        "heterogeneity": Option(float, 0.5, "forward times uniform in [1 - h, 1 + h] s", bounds=Interval(0, 1, closed="left")),
+        "transfer": Option(float, 0.2, "mean transfer delay as a fraction of the mean forward", bounds=Interval(0, 1000)),
+        "allreduce": Option(float, 0.0, "all-reduce of a replicated stage as a fraction of its F + B", bounds=Interval(0, 1000)),
         "cap": Option(str, "none", "in-flight cap: none, 1f1b (K - k) or an integer"),
         "plan": Option(str, "", "a pipeline-partition instance file (with --plan-result)"),
         "plan_result": Option(str, "", "a pipeline-partition result or solution file for --plan"),

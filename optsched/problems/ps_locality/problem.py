@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate
@@ -21,16 +22,16 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "jobs": Option(int, 6, "number of jobs"),
-        "machines": Option(int, 3, "number of identical machines"),
-        "gpus_per_machine": Option(int, 4, "GPUs per machine (CPUs 6x, memory 32 GB x that)"),
-        "max_workers": Option(int, 4, "largest max_workers of a job"),
-        "min_workers": Option(int, 1, "smallest max_workers of a job"),
-        "job_slots": Option(int, 4, "longest solo co-located duration of a job (slots)"),
-        "load": Option(float, 1.5, "offered load (GPU-slots asked / available over the arrival span)"),
-        "bandwidth_ex": Option(float, 6000.0, "bandwidth between machines (MB per slot)"),
-        "bandwidth_ratio": Option(float, 8.0, "bandwidth_in / bandwidth_ex"),
-        "horizon_slots": Option(int, 0, "horizon (0: the longer baseline makespan + 1)"),
+        "jobs": Option(int, 6, "number of jobs", bounds=Interval(1, 100_000)),
+        "machines": Option(int, 3, "number of identical machines", bounds=Interval(1, 10_000)),
+        "gpus_per_machine": Option(int, 4, "GPUs per machine (CPUs 6x, memory 32 GB x that)", bounds=Interval(1, 1_024)),
+        "max_workers": Option(int, 4, "largest max_workers of a job", bounds=Interval(1, 1_024)),
+        "min_workers": Option(int, 1, "smallest max_workers of a job", bounds=Interval(1, 1_024)),
+        "job_slots": Option(int, 4, "longest solo co-located duration of a job (slots)", bounds=Interval(1, 10_000)),
+        "load": Option(float, 1.5, "offered load (GPU-slots asked / available over the arrival span)", bounds=Interval(0, 100, closed="right")),
+        "bandwidth_ex": Option(float, 6000.0, "bandwidth between machines (MB per slot)", bounds=Interval(0, 1e12, closed="right")),
+        "bandwidth_ratio": Option(float, 8.0, "bandwidth_in / bandwidth_ex", bounds=Interval(0, 1e6, closed="right")),
+        "horizon_slots": Option(int, 0, "horizon (0: the longer baseline makespan + 1)", bounds=Interval(0, 1_000_000)),
     },
     importers={"gavel-trace-ps": load_philly_trace},
     build_model=build_ip,

@@ -408,7 +408,7 @@ def check(instance: SrptInstance, solution) -> CheckReport:
         if not isinstance(entry, dict) or set(entry) != {"id", "segments"} or not isinstance(entry["segments"], list):
             return _fail('every job entry must be {"id": j, "segments": [...]}')
         jid = entry["id"]
-        if jid not in by_id or jid in seen:
+        if not isinstance(jid, int) or isinstance(jid, bool) or jid not in by_id or jid in seen:
             violations.append(f"job id {jid!r} unknown or listed twice")
             continue
         seen.add(jid)
@@ -426,7 +426,8 @@ def check(instance: SrptInstance, solution) -> CheckReport:
                 violations.append(f"job {jid} segment {k}: servers must list {job.gpus} server indices "
                                   f"in 0..{num_servers - 1} (gang scheduling)")
                 continue
-            if not (math.isfinite(start) and math.isfinite(end) and start <= end):
+            if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, end))
+                    and math.isfinite(start) and math.isfinite(end) and start <= end):
                 violations.append(f"job {jid} segment {k}: needs finite start <= end, got {start!r}, {end!r}")
                 continue
             if start < last_end:

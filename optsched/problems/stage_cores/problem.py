@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instances
@@ -20,9 +21,9 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "cores": Option(int, 32, "CPU cores C"),
-        "stages": Option(int, 3, "number of stages"),
-        "spread": Option(float, 8.0, "ratio between the fastest and slowest per-core rate"),
+        "cores": Option(int, 32, "CPU cores C", bounds=Interval(1, 100_000)),
+        "stages": Option(int, 3, "number of stages", bounds=Interval(1, 10_000)),
+        "spread": Option(float, 8.0, "ratio between the fastest and slowest per-core rate", bounds=Interval(1, 1e6)),
     },
     build_model=build_model,
     default_method="greedy",

@@ -1,0 +1,161 @@
+"""Declared parameter constraints, checked in one place for every entry point.
+
+Every generator option of a problem (:attr:`optsched.core.registry.Problem.generator_options`)
+declares its type and, for numbers, the :class:`Interval` it must lie in (finite ends: the upper
+end of a size is a bound that fits memory); :func:`validate_parameters` checks given values
+against the declarations before the generator runs. ``optsched.generate(problem, seed, **params)``
+calls it, and so does ``optsched generate`` (which goes through ``optsched.generate``), so the
+Python API and the command line refuse the same values with the same message: an
+:class:`~optsched.core.errors.InvalidInstanceError` naming the field (CLI exit 2).
+
+The model is scikit-learn's ``_parameter_constraints`` (a type and an interval per parameter,
+validated once by the estimator's base class, not by each ``fit``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidInstanceError
+
+__all__ = ["Interval", "validate_parameters", "check_value", "MAX_THREADS"]
+
+#: the most solver threads a solve may ask for (more is an error, never clamped: HiGHS allocates
+#: per thread, and a million threads ends in ``std::bad_alloc``)
+MAX_THREADS = 256
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numbers between ``low`` and ``high``; ``closed`` says which ends belong to it
+    (``both``, ``left``, ``right`` or ``neither``).
+
+    >>> Interval(0, 1, closed="right").contains(0), Interval(0, 1, closed="right").contains(1)
+    (False, True)
+    >>> str(Interval(1, 10_000))
+    '[1, 10000]'
+    """
+
+    low: float
+    high: float
+    closed: str = "both"
+
+    def __post_init__(self):
+        if self.closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither, not {self.closed!r}")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low <= self.high):
+            raise ValueError(f"an interval needs finite ends low <= high, not [{self.low}, {self.high}]")
+
+    def contains(self, value: float) -> bool:
+        lo_ok = value >= self.low if self.closed in ("both", "left") else value > self.low
+        hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high
+        return lo_ok and hi_ok
+
+    def __str__(self) -> str:
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return f"{left}{_num(self.low)}, {_num(self.high)}{right}"
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_value(problem: str, field: str, opt, value: Any) -> Any:
+    """``value`` checked against the declaration ``opt`` (an :class:`~optsched.core.registry.Option`):
+    its type (an int is accepted where a float is declared, never a float where an int is; NaN
+    and infinities never), its interval, its choices, and for a ``tuple`` option each item's type
+    and interval. Returns the value as given (an int stays an int where a float is declared, as
+    Python callers always passed it to the generators), a list as a tuple.
+    """
+    want = opt.type
+    if value is None:
+        if opt.nullable:
+            return None
+        raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}, not null")
+    if want is int:
+        if not _is_int(value):
+            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+    elif want is float:
+        if not _is_real(value):
+            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+        if not math.isfinite(value):
+            raise InvalidInstanceError(problem, field, "must be a finite number", value)
+    elif want is bool:
+        if not isinstance(value, bool):
+            raise InvalidInstanceError(problem, field, "must be true or false", value)
+    elif want is str:
+        if not isinstance(value, str):
+            raise InvalidInstanceError(problem, field, "must be a string", value)
+    elif want is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+        if opt.items is not None:
+            if not value:
+                raise InvalidInstanceError(problem, field, "must list at least one value", value)
+            for i, item in enumerate(value):
+                check_value(problem, f"{field}[{i}]", _ItemOption(opt.item_type, opt.items), item)
+        value = tuple(value)
+    elif not isinstance(value, want):
+        raise InvalidInstanceError(problem, field, f"must be {want.__name__}", value)
+    if opt.bounds is not None and not opt.bounds.contains(value):
+        raise InvalidInstanceError(problem, field, f"must be in {opt.bounds}", value)
+    allowed = opt.allowed() if want is not bool and hasattr(opt, "allowed") else tuple(opt.choices)
+    if allowed and value not in allowed:  # declared choices, or the alternatives the help lists
+        raise InvalidInstanceError(problem, field, "must be one of " + ", ".join(map(str, allowed)), value)
+    return value
+
+
+@dataclass(frozen=True)
+class _ItemOption:
+    type: type
+    bounds: Interval | None
+    nullable: bool = False
+    items: Interval | None = None
+    item_type: type = int
+    choices: tuple = ()
+
+
+def _type_name(opt) -> str:
+    names = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    if opt.type is tuple:
+        text = f"a list of {names.get(opt.item_type, opt.item_type.__name__)}s"
+    else:
+        text = names.get(opt.type, opt.type.__name__)
+    if opt.bounds is not None:
+        text += f" in {opt.bounds}"
+    return text + (" or null" if opt.nullable else "")
+
+
+def validate_parameters(problem: str, declared: dict, given: dict, what: str = "generator option") -> dict:
+    """``given`` checked against ``declared`` (name -> Option): an unknown name or a value of the
+    wrong type or out of its interval raises :class:`InvalidInstanceError` naming the field.
+    Returns the values as given (a list as a tuple).
+
+    >>> from optsched.core.registry import Option
+    >>> decl = {"jobs": Option(int, 4, "jobs", bounds=Interval(1, 1000))}
+    >>> validate_parameters("demo", decl, {"jobs": 0})
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be in [1, 1000] (got 0)
+    >>> validate_parameters("demo", decl, {"jobs": 2.0})
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be an integer in [1, 1000] (got 2.0)
+    """
+    out = {}
+    for key, value in given.items():
+        if key not in declared:
+            raise InvalidInstanceError(problem, key, f"unknown {what} (known: {', '.join(declared) or 'none'})")
+        out[key] = check_value(problem, key, declared[key], value)
+    return out

@@ -1,0 +1,80 @@
+"""No option is silently clamped: an out-of-range option is an error naming it (exit 2, one line),
+in the API as on the command line; a device read as a file is refused, never read without end."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+import optsched
+from optsched.cli import main
+from optsched.core.errors import InvalidInstanceError
+from optsched.core.params import MAX_THREADS
+
+
+@pytest.fixture(scope="module")
+def instance_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ranges") / "mknap.json"
+    path.write_text(optsched.generate("mknap", seed=0, preset="tiny").dumps())
+    return str(path)
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("value", ["1e6", "1000000", str(MAX_THREADS + 1), "0", "-1", "two"])
+def test_threads_out_of_range_is_an_error(instance_file, capsys, value):
+    assert main(["solve", "mknap", instance_file, "--quiet", "--threads", value]) == 2
+    assert "--threads" in one_line_error(capsys)
+
+
+def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
+    assert main(["solve", "mknap", instance_file, "--quiet", "--threads", "1"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("setting,value", [("threads", 10 ** 6), ("threads", 0), ("threads", 2.0), ("threads", True),
+                                           ("mip_rel_gap", math.nan), ("mip_rel_gap", -0.1), ("mip_rel_gap", 1.0),
+                                           ("node_limit", -1), ("node_limit", 1.5), ("seed", 1.5),
+                                           ("time_limit", math.inf), ("time_limit", 0), ("time_limit", "5")])
+def test_the_api_refuses_the_same_settings(setting, value):
+    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    with pytest.raises(InvalidInstanceError) as err:
+        optsched.solve(inst, "milp", **{setting: value})
+    assert err.value.field == setting
+
+
+@pytest.mark.parametrize("value", ["1000000", str(MAX_THREADS + 1)])
+def test_repro_jobs_beyond_the_bound_is_an_error(tmp_path, capsys, value):
+    assert main(["repro", "--quick", "--only", "T1", "--jobs", value, "--out", str(tmp_path)]) == 2
+    assert "--jobs" in one_line_error(capsys)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/urandom"), reason="no /dev/urandom on this system")
+@pytest.mark.parametrize("argv", [["solve", "mknap", "/dev/urandom", "--quiet"],
+                                  ["check", "mknap", "/dev/urandom", "/dev/urandom"],
+                                  ["import", "edge-list", "/dev/urandom"],
+                                  ["import", "orlib-mknap", "/dev/zero"]])
+def test_a_device_is_refused_in_one_line(argv, capsys):
+    assert main(argv) == 2
+    assert "device, not a file" in one_line_error(capsys)
+
+
+def test_a_pipe_is_still_read(instance_file, capsys):
+    read, write = os.pipe()
+    with open(instance_file, "rb") as f:
+        data = f.read()
+    assert len(data) < 60_000  # fits a pipe's buffer: no writer thread needed
+    os.write(write, data)
+    os.close(write)
+    try:
+        assert main(["solve", "mknap", f"/dev/fd/{read}", "--quiet"]) == 0
+    finally:
+        os.close(read)
+    assert "optimal" in capsys.readouterr().out
