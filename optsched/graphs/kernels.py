@@ -13,7 +13,7 @@ for small graphs only).
   The cut never increases and a balanced input stays balanced. Same rule as
   :func:`optsched.graphs.refine.fm_refine` (Fiduccia & Mattheyses, DAC 1982), compiled.
 * :func:`rebalance_csr` -- moves the nodes that add the least cut out of parts above capacity,
-  into parts with room, until balanced; when no single move fits (the other parts are full in
+  into parts with room, cheapest first (a lazy heap per over-full part and row), until balanced; when no single move fits (the other parts are full in
   another row), swaps a node carrying the excess with a node of another part that carries none
   of it, the cheapest pair per target part (``ValueError`` when neither exists).
 * :func:`stream_assign` -- one pass over the nodes in a given order, each to the part maximizing
@@ -244,25 +244,34 @@ def _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen):
                 break
         if src < 0:
             return True
-        # cheapest node of src carrying weight in that row, to a part with room
+        # cheapest nodes of src carrying weight in that row, each to a part with room, cheapest
+        # first (a lazy heap: a popped loss that grew since is pushed back), while src is over
+        heap = [(0.0, np.int64(0))]
+        heap.pop()
+        for v in range(n):
+            if parts[v] == src and not frozen[v] and w[row, v] > 0.0:
+                q, g = _best_target(conn, loads, caps, w, v, src, k)
+                if q >= 0:
+                    heapq.heappush(heap, (-g, np.int64(v)))
+        moved = 0
+        while len(heap) > 0 and loads[row, src] > caps[row, src] * (1.0 + 1e-9) + 1e-9:
+            negg, v = heapq.heappop(heap)
+            if parts[v] != src:
+                continue
+            q, g = _best_target(conn, loads, caps, w, v, src, k)
+            if q < 0:
+                continue
+            if -g > negg + 1e-12 * max(1.0, abs(negg)):
+                heapq.heappush(heap, (-g, v))
+                continue
+            _move(indptr, indices, data, parts, w, conn, loads, v, q)
+            moved += 1
+        if moved > 0:
+            continue
         best_loss = np.inf
         best_v = -1
         best_p = -1
         best_u = -1
-        for v in range(n):
-            if parts[v] != src or frozen[v] or w[row, v] <= 0.0:
-                continue
-            for p in range(k):
-                if p == src or not _fits(loads, caps, w, v, p):
-                    continue
-                loss = conn[v, src] - conn[v, p]
-                if loss < best_loss:
-                    best_loss = loss
-                    best_v = v
-                    best_p = p
-        if best_v >= 0:
-            _move(indptr, indices, data, parts, w, conn, loads, best_v, best_p)
-            continue
         # no single move fits: swap a node carrying the excess row with a node of another part
         # that carries none of it (the cheapest such pair per target part, each side's loss summed)
         best_loss = np.inf
@@ -326,8 +335,9 @@ def _move(indptr, indices, data, parts, w, conn, loads, v, q):
 
 
 def rebalance_csr(indptr, indices, data, parts, k: int, node_weights, capacities, *, fixed=None) -> np.ndarray:
-    """Repair an over-full partition by cheapest moves (O(moves * n k); meant for repairs of a few
-    per cent of the nodes). ``ValueError`` when stuck."""
+    """Repair an over-full partition by cheapest moves, then swaps (see the module docstring).
+    O((n k + moves deg k) log n) per over-full part and row; a swap costs O(n k).
+    ``ValueError`` when stuck."""
     n = len(indptr) - 1
     parts = np.asarray(parts, np.int64).copy()
     w = _rows(node_weights, n)

@@ -142,7 +142,8 @@ def test_metis_fm_improves_metis_and_auto_takes_the_better():
     mfm = optsched.solve(inst, "metis-fm", seed=0)
     bgl = optsched.solve(inst, "bgl", seed=0)
     assert mfm.objective < metis.objective  # 1741 vs 1807 here
-    assert mfm.stats["metis_traffic"] == pytest.approx(metis.objective)
+    assert mfm.stats["metis_traffic"] == pytest.approx(metis.objective)  # its first trial is METIS, same seed
+    assert len(mfm.stats["trials"]) == 4 and mfm.objective == pytest.approx(min(t[1] for t in mfm.stats["trials"]))
     auto = optsched.solve(inst, seed=0)  # the default method
     assert auto.method == "auto"
     tried = auto.stats["tried"]

@@ -15,6 +15,11 @@ from .model import BRUTE_MAX_ASSIGNMENTS, brute_force, build_model, decode
 from .problem import PROBLEM
 
 MILP_MAX_NODES = 150
+#: metis-fm's METIS seeds on small graphs [ours: on generated planted-community graphs of 3,000 to
+#: 10,000 nodes the worst of 8 METIS seeds had 1.03-1.13x the traffic of the best; four runs cost
+#: well under a second there]
+METIS_FM_SMALL_TRIALS = 4
+METIS_FM_SMALL_EDGES = 200_000
 
 
 def _outcome(instance, parts, stats=None) -> Outcome:
@@ -76,14 +81,24 @@ def bgl_1level(instance, ctx: SolveContext) -> Outcome:
 
 
 @PROBLEM.method("metis-fm", kind="heuristic", fidelity="ours", randomized=True,
-                summary="METIS on the traffic weights, repaired to exact capacities, then k-way FM on the exact traffic",
-                options={"passes": Option(int, 10, "FM passes at most")})
+                summary="METIS on the traffic weights (several seeds), repaired, then k-way FM on the exact traffic",
+                options={"passes": Option(int, 10, "FM passes at most"),
+                         "trials": Option(int, 0, "METIS seeds tried (seed, seed+1, ...), best kept; 0: "
+                                                  f"{METIS_FM_SMALL_TRIALS} up to {METIS_FM_SMALL_EDGES:,} edges, else 1")})
 def metis_fm(instance, ctx: SolveContext) -> Outcome:
-    parts, stats = baselines.metis(instance, ctx.seed)
-    stats["metis_traffic"] = instance.graph.cut_weight(parts)
-    parts = fm_refine_csr(*instance.csr, parts, instance.num_parts, instance.node_weights, instance.capacities,
-                          max_passes=ctx.options["passes"])
-    return _outcome(instance, parts, stats)
+    trials = ctx.options["trials"] or (METIS_FM_SMALL_TRIALS if len(instance.edges) <= METIS_FM_SMALL_EDGES else 1)
+    best, runs = None, []
+    for t in range(max(1, trials)):
+        ctx.check_time()
+        parts, stats = baselines.metis(instance, ctx.seed + t)
+        metis_traffic = instance.graph.cut_weight(parts)
+        parts = fm_refine_csr(*instance.csr, parts, instance.num_parts, instance.node_weights, instance.capacities,
+                              max_passes=ctx.options["passes"])
+        runs.append((metis_traffic, instance.graph.cut_weight(parts)))
+        if best is None or runs[-1][1] < best[0]:
+            best = (runs[-1][1], parts, stats)
+    # the first trial is METIS with the run's own seed: metis-fm is never worse than metis with that seed
+    return _outcome(instance, best[1], {**best[2], "metis_traffic": runs[0][0], "trials": runs})
 
 
 @PROBLEM.method("auto", kind="heuristic", fidelity="ours", randomized=True,
