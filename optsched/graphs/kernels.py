@@ -166,7 +166,7 @@ def _fm_pass(indptr, indices, data, parts, k, w, caps, conn, loads, frozen, pati
             if not locked[u]:
                 pu, gu = _best_target(conn, loads, caps, w, u, parts[u], k)
                 if pu >= 0:
-                    heapq.heappush(heap, (-gu, u, np.int64(pu)))
+                    heapq.heappush(heap, (-gu, np.int64(u), np.int64(pu)))
         if total > best + 1e-12 * max(1.0, abs(best)):
             best = total
             best_len = nmoves
