@@ -178,3 +178,12 @@ def test_every_method_on_a_disconnected_graph_with_isolated_nodes():
             continue
         r = optsched.solve(inst, m, seed=1)
         assert r.status == "feasible", (m, r.reason)
+
+
+def test_grouping_isolated_nodes_shrinks_the_coarsest_graph():
+    # a power-law graph of the generator has many isolated nodes, which BFS blocks never merge
+    inst = _inst(0)
+    assert int(np.sum(np.diff(inst.csr[0]) == 0)) > 100
+    _, plain = _run(inst)
+    _, grouped = _run(inst, group_isolated=True)
+    assert grouped["coarsest_nodes"] < plain["coarsest_nodes"]
