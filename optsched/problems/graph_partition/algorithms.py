@@ -1,9 +1,15 @@
-"""The BGL-style multi-level partition heuristic [reconstruction of BGL, NSDI'23, §3; spec wave2 §3a].
+"""The BGL partition heuristics [reconstruction of BGL, NSDI'23, §3; spec wave2 §3a].
 
 BGL's paper describes a multi-level partition that coarsens the graph into blocks grown by BFS from
 several sources, assigns blocks to partitions with a heuristic that keeps multi-hop neighbourhoods
 together under a balance penalty, and then uncoarsens [3rd: reading notes]. Its details are not
-public; this module is optsched's reconstruction:
+public; this module holds two reconstructions:
+
+* :func:`bgl_multilevel` / :func:`bgl_vcycles` (method ``bgl``): many levels of BFS blocks of 2
+  nodes on CSR arrays, the greedy LDG-like assignment on the coarsest graph
+  (:func:`greedy_block_assignment`), compiled k-way FM at every level on the way back, V-cycles;
+  scales to 10^7 edges (docs/graph_partition.md).
+* :func:`bgl_partition` (method ``bgl-1level``), the earlier one-level version:
 
 1. **Blocks** (:func:`bfs_blocks`): a level-synchronous BFS from ``ceil(n / b)`` random sources at
    once; a node joins the block of the first frontier node that reaches it, blocks stop growing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
@@ -20,6 +21,12 @@ MILP_MAX_NODES = 150
 #: well under a second there]
 METIS_FM_SMALL_TRIALS = 4
 METIS_FM_SMALL_EDGES = 200_000
+
+
+def _positive(instance, ctx, *names) -> None:
+    for name in names:
+        if ctx.options[name] < 1:
+            raise InvalidInstanceError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
 
 
 def _outcome(instance, parts, stats=None) -> Outcome:
@@ -52,6 +59,7 @@ def brute(instance, ctx: SolveContext) -> Outcome:
                          "refine": Option(bool, True, "FM refinement at every level"),
                          "trials": Option(int, 1, "independent runs (BFS sources), best kept [ours]")})
 def bgl(instance, ctx: SolveContext) -> Outcome:
+    _positive(instance, ctx, "block_size", "vcycles", "trials")
     best, cuts = None, []
     for _ in range(max(1, ctx.options["trials"])):
         ctx.check_time()
@@ -70,6 +78,7 @@ def bgl(instance, ctx: SolveContext) -> Outcome:
                          "refine": Option(bool, True, "FM refinement after uncoarsening"),
                          "trials": Option(int, 4, "independent runs (BFS sources), best kept [ours]")})
 def bgl_1level(instance, ctx: SolveContext) -> Outcome:
+    _positive(instance, ctx, "block_size", "trials")
     best, cuts = None, []
     for _ in range(max(1, ctx.options["trials"])):
         parts, stats = bgl_partition(instance.graph, instance.num_parts, instance.node_weights, instance.capacities,
@@ -86,6 +95,9 @@ def bgl_1level(instance, ctx: SolveContext) -> Outcome:
                          "trials": Option(int, 0, "METIS seeds tried (seed, seed+1, ...), best kept; 0: "
                                                   f"{METIS_FM_SMALL_TRIALS} up to {METIS_FM_SMALL_EDGES:,} edges, else 1")})
 def metis_fm(instance, ctx: SolveContext) -> Outcome:
+    _positive(instance, ctx, "passes")
+    if ctx.options["trials"] < 0:
+        raise InvalidInstanceError(instance.problem, "option trials", "must be >= 0", ctx.options["trials"])
     trials = ctx.options["trials"] or (METIS_FM_SMALL_TRIALS if len(instance.edges) <= METIS_FM_SMALL_EDGES else 1)
     best, runs = None, []
     for t in range(max(1, trials)):
