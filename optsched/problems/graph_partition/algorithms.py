@@ -438,7 +438,7 @@ def _metis_csr(indptr, indices, data, k, w, caps, seed):
     opts.seed = int(seed) % (2 ** 31)
     opts.ufactor = max(1, int(round(1000 * max(eps, 0.001))))
     vw = np.ascontiguousarray(np.rint(w.T)).astype(np.int64).ravel()
-    A = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1,) * 2)
+    A = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1,) * 2, copy=True)  # never the caller's arrays
     A.eliminate_zeros()
     csr = pymetis.CSRAdjacency(A.indptr.astype(np.int64), A.indices.astype(np.int64))
     eweights = integer_edge_weights(A.data) if A.nnz else None
