@@ -153,12 +153,12 @@ def test_metis_fm_improves_metis_and_auto_takes_the_better():
     assert tried["bgl"] == pytest.approx(bgl.objective, rel=0.1)
 
 
-def test_auto_runs_bgl_alone_above_the_threshold(monkeypatch):
+def test_auto_runs_metis_fm_alone_above_the_threshold(monkeypatch):
     inst = _inst(1)
     monkeypatch.setattr(alg, "AUTO_PORTFOLIO_MAX_EDGES", 10)
     auto = optsched.solve(inst, "auto", seed=0)
-    assert auto.stats["chosen"] == "bgl" and set(auto.stats["tried"]) == {"bgl"}
-    assert auto.objective == pytest.approx(auto.stats["tried"]["bgl"])
+    assert auto.stats["chosen"] == "metis-fm" and set(auto.stats["tried"]) == {"metis-fm"}
+    assert auto.objective == pytest.approx(optsched.solve(inst, "metis-fm", seed=0).objective)
 
 
 def test_bgl_trials_keep_the_best():

@@ -3,7 +3,7 @@
 Minimize the expected cross-partition traversals of k-hop fan-out sampling from the training nodes,
 with both the training nodes and all nodes balanced within ``1 + eps``. Methods: ``milp`` and
 ``brute`` (exact); ``auto`` (the default: the better of ``metis-fm`` and ``bgl`` up to 2,000,000
-edges, ``bgl`` above); ``bgl`` (multi-level BFS blocks + LDG-like greedy assignment + FM per level,
+edges, ``metis-fm`` above); ``bgl`` (multi-level BFS blocks + LDG-like greedy assignment + FM per level,
 reconstruction), ``bgl-1level``, ``metis-fm`` (METIS + FM, ours); baselines ``metis``, ``ldg``,
 ``fennel``, ``kl``, ``hash``, ``random``. Importers: ``planetoid-graph``, ``edge-list``.
 """

@@ -46,7 +46,7 @@ __all__ = ["bfs_blocks", "bfs_blocks_csr", "assign_blocks", "bgl_partition", "bg
 #: 2, 4, 8 on generated power-law graphs (seeds 101-102 and 201-202, 3,000 to 25,000 nodes,
 #: K = 2, 4, 8), never on the evaluation graphs]
 BGL_BLOCK_SIZE = 2
-#: ``auto`` runs both metis-fm and bgl up to this many edges and bgl alone above [ours: measured,
+#: ``auto`` runs both metis-fm and bgl up to this many edges and metis-fm alone above [ours: measured,
 #: docs/graph_partition.md "Which method by graph size"]
 AUTO_PORTFOLIO_MAX_EDGES = 2_000_000
 

@@ -115,13 +115,12 @@ def metis_fm(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("auto", kind="heuristic", fidelity="ours", randomized=True,
                 summary=f"by graph size: best of metis-fm and bgl up to {algorithms.AUTO_PORTFOLIO_MAX_EDGES:,} edges, "
-                        "bgl alone above (measured rule, docs/graph_partition.md)")
+                        "metis-fm alone above (measured rule, docs/graph_partition.md)")
 def auto(instance, ctx: SolveContext) -> Outcome:
     m = len(instance.edges)
-    runs = []
-    if m <= algorithms.AUTO_PORTFOLIO_MAX_EDGES and instance.num_parts > 1:
-        runs.append(("metis-fm", metis_fm))
-    runs.append(("bgl", bgl))
+    runs = [("metis-fm", metis_fm)]
+    if m <= algorithms.AUTO_PORTFOLIO_MAX_EDGES:
+        runs.append(("bgl", bgl))
     best, tried = None, {}
     for name, fn in runs:
         ctx.check_time()
