@@ -226,7 +226,7 @@ def fm_refine_csr(indptr, indices, data, parts, k: int, node_weights, capacities
 
 
 @njit(cache=True)
-def _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen):
+def _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen, swaps):
     n = len(indptr) - 1
     ncon = w.shape[0]
     mark = np.zeros(n)
@@ -268,6 +268,8 @@ def _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen):
             moved += 1
         if moved > 0:
             continue
+        if not swaps:
+            return False
         best_loss = np.inf
         best_v = -1
         best_p = -1
@@ -334,10 +336,11 @@ def _move(indptr, indices, data, parts, w, conn, loads, v, q):
         conn[u, q] += data[e]
 
 
-def rebalance_csr(indptr, indices, data, parts, k: int, node_weights, capacities, *, fixed=None) -> np.ndarray:
+def rebalance_csr(indptr, indices, data, parts, k: int, node_weights, capacities, *, fixed=None,
+                  swaps: bool = True) -> np.ndarray:
     """Repair an over-full partition by cheapest moves, then swaps (see the module docstring).
     O((n k + moves deg k) log n) per over-full part and row; a swap costs O(n k).
-    ``ValueError`` when stuck."""
+    ``swaps=False`` (tests): single moves only. ``ValueError`` when stuck."""
     n = len(indptr) - 1
     parts = np.asarray(parts, np.int64).copy()
     w = _rows(node_weights, n)
@@ -349,7 +352,7 @@ def rebalance_csr(indptr, indices, data, parts, k: int, node_weights, capacities
     if fixed is not None and len(fixed):
         frozen[np.asarray(fixed, np.int64)] = True
     conn = connectivity_csr(indptr, indices, data, parts, k)
-    if not _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen):
+    if not _rebalance(indptr, indices, data, parts, k, w, caps, conn, loads, frozen, swaps):
         raise ValueError("rebalance: no move reduces the excess within the capacities")
     return parts
 

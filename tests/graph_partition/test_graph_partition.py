@@ -106,7 +106,8 @@ def test_bgl_each_step_changes_the_result():
 
 
 def test_bgl_best_of_trials_helps():
-    inst = _medium()
+    # seed 1 of the medium graph: its first trial is not its best (on seed 0 it is)
+    inst = generate(1, nodes=1500, parts=4, mean_degree=4.0, train_fraction=0.2, eps=0.05)
     one = optsched.solve(inst, "bgl-1level", options={"trials": 1})
     four = optsched.solve(inst, "bgl-1level", options={"trials": 4})
     cuts = four.stats["trial_cuts"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import optsched
-from optsched.graphs import Graph, fm_refine, is_balanced, rebalance
+from optsched.graphs import Graph, fm_refine, is_balanced
 from optsched.graphs.kernels import csr_arrays, cut_csr, fm_refine_csr, rebalance_csr, stream_assign
 from optsched.problems.graph_partition import generate, methods
 from optsched.problems.graph_partition import algorithms as alg
@@ -51,8 +51,8 @@ def test_rebalance_swaps_when_no_single_move_fits():
     w = np.array([[1, 1, 1, 1], [1, 1, 0, 0]], float)
     caps = np.array([[2, 2], [1, 1]], float)
     start = np.array([0, 0, 1, 1])
-    with pytest.raises(ValueError):  # the single-move repair of optsched.graphs is stuck
-        rebalance(g, start, 2, w, caps)
+    with pytest.raises(ValueError):  # single moves alone are stuck
+        rebalance_csr(*csr_arrays(g), start, 2, w, caps, swaps=False)
     fixed = rebalance_csr(*csr_arrays(g), start, 2, w, caps)
     assert is_balanced(fixed, w, caps)
     # the best swaps (1 <-> 2 or 0 <-> 2) cut nothing; 1 <-> 3, the pair of the cheapest single
