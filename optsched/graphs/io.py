@@ -3,7 +3,8 @@
 * :func:`read_planetoid_graph` -- ``ind.<name>.graph`` of kimiyoung/planetoid: a Python pickle of
   a ``collections.defaultdict(list)`` adjacency dict (protocol 2, Python-2 era). Read with a
   restricted unpickler that admits only ``collections.defaultdict``, ``list``, ``dict``, ``set``
-  and ``int`` (never plain ``pickle.load``: a pickle can run arbitrary code); plain or gzip.
+  and ``int``, and numpy integer scalars (rebuilt as Python ints: dicts written from numpy arrays
+  hold them) (never plain ``pickle.load``: a pickle can run arbitrary code); plain or gzip.
 * :func:`read_index_file` -- one integer node id per line (``ind.<name>.test.index``).
 * :func:`read_edge_list` -- a text edge list: one ``u v`` pair per line (whitespace, comma or
   tab separated; further columns ignored; ``#`` and ``%`` comment lines; an optional header
@@ -71,13 +72,47 @@ class _RestrictedUnpickler(pickle.Unpickler):
                ("builtins", "dict"), ("__builtin__", "dict"), ("builtins", "int"), ("__builtin__", "int"),
                ("builtins", "set"), ("__builtin__", "set"), ("builtins", "frozenset"), ("__builtin__", "frozenset")}
 
+    #: numpy integer scalars and their dtypes (a dict written from numpy arrays holds np.int64
+    #: keys): rebuilt through numpy's own scalar reconstructor, which creates data only
+    NUMPY = {("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"), ("numpy", "dtype")}
+
     def find_class(self, module, name):
         if (module, name) in self.ALLOWED:
             import builtins
             import collections
 
             return getattr(collections if module == "collections" else builtins, name)
+        if (module, name) in self.NUMPY:
+            if name == "dtype":
+                return _integer_dtype
+            return _integer_scalar
+        if (module, name) == ("_codecs", "encode"):  # how protocol 2 writes a scalar's bytes
+            return _latin1_bytes
         raise pickle.UnpicklingError(f"forbidden global {module}.{name} in a graph pickle")
+
+
+def _latin1_bytes(text, encoding="latin1"):
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("a graph pickle may encode latin-1 bytes only")
+    return text.encode("latin1")
+
+
+def _integer_dtype(spec, *args):
+    """``numpy.dtype`` for integer dtypes only (anything else is not a node id)."""
+    dt = np.dtype(spec)
+    if dt.kind not in "iu":
+        raise pickle.UnpicklingError(f"a graph pickle may hold integer numpy scalars only, not {dt}")
+    return dt
+
+
+def _integer_scalar(dtype, data=None):
+    """numpy's scalar reconstructor for an integer dtype, returned as a Python int."""
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "iu" or not isinstance(data, (bytes, str)):
+        raise pickle.UnpicklingError("a graph pickle may hold integer numpy scalars only")
+    raw = data.encode("latin1") if isinstance(data, str) else data
+    if len(raw) != dtype.itemsize:
+        raise pickle.UnpicklingError("a numpy scalar in the graph pickle has the wrong size")
+    return int(np.frombuffer(raw, dtype=dtype)[0])
 
 
 def read_planetoid_graph(path: str | Path, test_index: str | Path | None = None) -> tuple[GraphFile, np.ndarray | None]:

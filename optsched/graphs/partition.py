@@ -134,9 +134,10 @@ def metis_partition(graph: Graph, k: int, node_weights=None, *, eps: float = 0.0
         nw = _weights(node_weights, n)
         if not np.all(nw == np.round(nw)):
             raise ValueError("METIS needs integral node weights")
-        vw = nw.T.astype(np.int64).ravel().tolist()  # node-major: ncon weights per node
-    eweights = integer_edge_weights(adj.data).tolist() if adj.nnz else None
-    csr = pymetis.CSRAdjacency(adj.indptr.astype(np.int64).tolist(), adj.indices.astype(np.int64).tolist())
+        vw = np.ascontiguousarray(nw.T.astype(np.int64).ravel())  # node-major: ncon weights per node
+    # int64 arrays (METIS' idx_t in pymetis' wheels) are handed over without a Python list per entry
+    eweights = integer_edge_weights(adj.data) if adj.nnz else None
+    csr = pymetis.CSRAdjacency(adj.indptr.astype(np.int64), adj.indices.astype(np.int64))
     result = pymetis.part_graph(k, csr, vweights=vw, eweights=eweights, options=opts, recursive=recursive)
     return np.asarray(result.vertex_part, dtype=np.int64)
 

@@ -77,7 +77,7 @@ def test_heuristics_never_beat_milp_on_small_graph():
     inst = generate(3, nodes=30, parts=2, mean_degree=3.0, train_fraction=0.3, eps=0.1)
     opt = optsched.solve(inst, "milp")
     assert opt.status == "optimal"
-    for m in ("bgl", "metis", "kl", "hash", "random"):
+    for m in ("auto", "bgl", "bgl-1level", "metis", "metis-fm", "ldg", "fennel", "kl", "hash", "random"):
         r = optsched.solve(inst, m)
         assert r.status == "feasible"
         assert r.objective >= opt.objective - 1e-6 * max(1, opt.objective)
@@ -108,8 +108,8 @@ def test_bgl_each_step_changes_the_result():
 def test_bgl_best_of_trials_helps():
     # seed 1 of the medium graph: its first trial is not its best (on seed 0 it is)
     inst = generate(1, nodes=1500, parts=4, mean_degree=4.0, train_fraction=0.2, eps=0.05)
-    one = optsched.solve(inst, "bgl", options={"trials": 1})
-    four = optsched.solve(inst, "bgl", options={"trials": 4})
+    one = optsched.solve(inst, "bgl-1level", options={"trials": 1})
+    four = optsched.solve(inst, "bgl-1level", options={"trials": 4})
     cuts = four.stats["trial_cuts"]
     assert len(cuts) == 4 and four.objective == pytest.approx(min(cuts))
     assert one.objective == pytest.approx(cuts[0])  # the same first trial (same seeded stream)

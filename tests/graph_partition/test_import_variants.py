@@ -97,3 +97,58 @@ def test_edge_list_errors_are_exit_2(tmp_path, capsys, text, words):
     assert main(["import", "edge-list", str(path)]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_planetoid_numpy_integer_keys_and_gz_name(tmp_path):
+    # a dict written from numpy arrays holds np.int64 keys and neighbours; a gzipped file named
+    # ind.<name>.graph.gz still finds its test index
+    import numpy as np
+
+    adj = collections.defaultdict(list)
+    for u, v in ((0, 1), (1, 2), (2, 3)):
+        adj[np.int64(u)].append(np.int64(v))
+        adj[np.int64(v)].append(np.int32(u))
+    path = tmp_path / "ind.np.graph.gz"
+    path.write_bytes(gzip.compress(pickle.dumps(adj, protocol=2)))
+    (tmp_path / "ind.np.test.index").write_text("3\n")
+    inst = import_planetoid(path)
+    assert inst.num_nodes == 4 and _edges(inst) == [(0, 1), (1, 2), (2, 3)]
+    assert list(inst.train_nodes) == [0, 1, 2]
+    # a float scalar is no node id: still refused
+    path.write_bytes(pickle.dumps({0: [np.float64(1.0)]}, protocol=2))
+    with pytest.raises(InvalidInstanceError):
+        import_planetoid(path)
+
+
+@pytest.mark.parametrize("n", [5_000, pytest.param(19_717, marks=pytest.mark.slow)])
+def test_unseen_planetoid_partitions_with_every_method(tmp_path, n):
+    # a held-out-like citation graph (19,717 nodes and about 59,000 edges: Pubmed's node count),
+    # written by the test itself: import, then every partitioning method through the command line
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, n, 3 * n)
+    dst = np.clip(src + rng.integers(-300, 300, 3 * n), 0, n - 1)  # local edges: a citation-like band
+    adj = collections.defaultdict(list)
+    for u, v in zip(src.tolist(), dst.tolist()):
+        adj[u].append(v)
+        adj[v].append(u)
+    path = tmp_path / "ind.heldout.graph"
+    path.write_bytes(pickle.dumps(adj, protocol=2))
+    (tmp_path / "ind.heldout.test.index").write_text("\n".join(map(str, range(n - 1000, n))) + "\n")
+    inst_path = tmp_path / "g.json"
+    assert main(["import", "planetoid-graph", str(path), "-o", str(inst_path)]) == 0
+    data = json.loads(inst_path.read_text())
+    assert data["num_nodes"] == n and len(data["train_nodes"]) == n - 1000
+    import optsched
+
+    problem = optsched.get_problem("graph-partition")
+    ran = []
+    for method in problem.methods:
+        if method in ("milp", "brute", "kl"):  # exact ones refuse the size; kl's networkx passes take minutes
+            continue
+        res = tmp_path / f"r-{method}.json"
+        assert main(["solve", "graph-partition", str(inst_path), "--method", method, "-o", str(res)]) == 0, method
+        assert main(["check", "graph-partition", str(inst_path), str(res)]) == 0, method
+        ran.append(method)
+    assert {"auto", "bgl", "metis", "metis-fm", "ldg", "fennel"} <= set(ran)

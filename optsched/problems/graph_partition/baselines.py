@@ -2,8 +2,9 @@
 
 * :func:`metis` -- METIS k-way on the sampling-traffic weights with both balance rows as
   multi-constraint vertex weights (``ufactor`` from the smaller eps); METIS balances to its own
-  tolerance, so a result above an exact capacity is repaired by :func:`optsched.graphs.rebalance`
-  (the number of nodes moved is recorded).
+  tolerance, so a result above an exact capacity is repaired by
+  :func:`optsched.graphs.kernels.rebalance_csr` (cheapest moves, then cheapest swaps; the number of
+  nodes moved is recorded).
 * :func:`kernighan_lin` -- a random balanced start (:func:`stratified_deal`) refined by pairwise
   Kernighan-Lin swaps (networkx), which keep part sizes; swaps may unbalance the training row, which
   is then repaired the same way.
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.graphs import is_balanced, metis_partition, pairwise_kl_refine, rebalance
+from optsched.graphs import is_balanced, metis_partition, pairwise_kl_refine
+from optsched.graphs.kernels import rebalance_csr
 
 from .instance import GraphPartitionInstance
 
@@ -37,7 +39,7 @@ def _repair(instance, parts, stats) -> np.ndarray:
     if is_balanced(parts, instance.node_weights, instance.capacities):
         stats["repaired_nodes"] = 0
         return parts
-    fixed = rebalance(instance.graph, parts, instance.num_parts, instance.node_weights, instance.capacities)
+    fixed = rebalance_csr(*instance.csr, parts, instance.num_parts, instance.node_weights, instance.capacities)
     stats["repaired_nodes"] = int(np.sum(fixed != parts))
     return fixed
 

@@ -93,10 +93,14 @@ def import_planetoid(path, index: int | None = None) -> GraphPartitionInstance:
         raise InvalidInstanceError("graph-partition", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = None
-    if path.name.endswith(".graph"):
-        candidate = path.with_name(path.name[: -len(".graph")] + ".test.index")
-        if candidate.is_file():
-            test_path = candidate
+    for suffix in (".graph", ".graph.gz"):
+        if path.name.endswith(suffix):
+            stem = path.name[: -len(suffix)]
+            candidate = next((c for c in (path.with_name(stem + ".test.index"), path.with_name(stem + ".test.index.gz"))
+                              if c.is_file()), None)
+            if candidate is not None:
+                test_path = candidate
+            break
     try:
         gf, test = read_planetoid_graph(path, test_path)
     except ValueError as exc:

@@ -104,6 +104,14 @@ class GraphPartitionInstance(Instance):
         return Graph(self.num_nodes, s.src, s.dst, self.edge_weights)
 
     @cached_property
+    def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, indices, data)`` of the symmetric traffic-weighted adjacency (for the kernels of
+        :mod:`optsched.graphs.kernels`)."""
+        from optsched.graphs.kernels import csr_arrays
+
+        return csr_arrays(self.graph)
+
+    @cached_property
     def node_weights(self) -> np.ndarray:
         """``(2, n)``: row 0 ones (all nodes), row 1 the training indicator."""
         w = np.zeros((2, self.num_nodes))

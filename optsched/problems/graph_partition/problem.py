@@ -31,7 +31,7 @@ PROBLEM = register_problem(Problem(
     },
     importers={"planetoid-graph": import_planetoid, "edge-list": import_edge_list},
     build_model=build_model,
-    default_method="bgl",
+    default_method="auto",
     reference_method="milp",
     tiny_instances=tiny_instances,
 ))
