@@ -39,7 +39,7 @@ def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
 
 
 @pytest.mark.parametrize("setting,value", [("threads", 10 ** 6), ("threads", 0), ("threads", 2.0), ("threads", True),
-                                           ("mip_rel_gap", math.nan), ("mip_rel_gap", -0.1), ("mip_rel_gap", 1.0),
+                                           ("mip_rel_gap", math.nan), ("mip_rel_gap", -0.1), ("mip_rel_gap", math.inf),
                                            ("node_limit", -1), ("node_limit", 1.5), ("seed", 1.5),
                                            ("time_limit", math.inf), ("time_limit", 0), ("time_limit", "5")])
 def test_the_api_refuses_the_same_settings(setting, value):

@@ -154,8 +154,10 @@ def _check_settings(problem: str, time_limit, seed, threads, mip_rel_gap, node_l
     if node_limit is not None and (not _is_int(node_limit) or node_limit < 0):
         raise InvalidInstanceError(problem, "node_limit", "must be an integer >= 0", node_limit)
     if not (isinstance(mip_rel_gap, (int, float)) and not isinstance(mip_rel_gap, bool)
-            and 0 <= mip_rel_gap < 1):
-        raise InvalidInstanceError(problem, "mip_rel_gap", "must be a number in [0, 1)", mip_rel_gap)
+            and 0 <= mip_rel_gap < math.inf):
+        # any finite non-negative relative gap is a valid tolerance (HiGHS accepts [0, inf)); a run that
+        # stops at a positive one reports gap_limit, never optimal
+        raise InvalidInstanceError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
 
 
 def solve(instance: Any, method: str | None = None, *, backend: str | None = None,

@@ -67,8 +67,16 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
     dropped from the law and the rest renormalized); ``runtime = (lo, hi)``: isolated seconds,
     log-uniform.
     """
-    if len(sizes) != len(size_probs) or not sizes:
-        raise InvalidInstanceError("interference-online", "size_probs", "needs one probability per size", size_probs)
+    if not sizes:
+        raise InvalidInstanceError("interference-online", "sizes", "needs at least one GPU demand", sizes)
+    if len(sizes) != len(size_probs):
+        raise InvalidInstanceError("interference-online", "sizes",
+                                   f"needs one probability per size in size_probs ({len(sizes)} sizes, "
+                                   f"{len(size_probs)} size_probs)", sizes)
+    if not sum(size_probs) > 0:
+        raise InvalidInstanceError("interference-online", "size_probs", "needs a positive probability", size_probs)
+    if len(runtime) != 2:
+        raise InvalidInstanceError("interference-online", "runtime", "needs two values (lo, hi)", runtime)
     if not 0 < runtime[0] <= runtime[1]:
         raise InvalidInstanceError("interference-online", "runtime", "needs 0 < lo <= hi", runtime)
     rng = make_rng(seed, "interference-online")
@@ -79,6 +87,9 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
     sizes = np.array(sizes)
     probs = np.array(size_probs, float)
     keep = sizes <= total
+    if not probs[keep].sum() > 0:
+        raise InvalidInstanceError("interference-online", "sizes", f"no size with a positive probability fits the "
+                                   f"cluster's {total} GPUs", tuple(sizes.tolist()))
     sizes, probs = sizes[keep], probs[keep] / probs[keep].sum()
     gpus = rng.choice(sizes, size=jobs, p=probs)
     runtime = portable.exp(rng.uniform(portable.log(float(runtime[0])), portable.log(float(runtime[1])), size=jobs))
