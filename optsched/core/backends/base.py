@@ -10,6 +10,7 @@ a child process that is killed ``watchdog_factor * time_limit + watchdog_grace_s
 from __future__ import annotations
 
 import math
+import time
 import numbers
 from dataclasses import asdict, dataclass
 
@@ -165,6 +166,29 @@ class SolverSettings:
         return asdict(self)
 
 
+#: where a child interpreter runs the solve (``watchdog._main``), the ``time.perf_counter()`` by
+#: which its solver must stop: the parent's limit less what starting the child and reading the model
+#: took, so that the whole call, start-up included, ends within the limit
+_CHILD_DEADLINE: float | None = None
+#: what is kept back from the solver for the work after it stops (loading its answer, sending it
+#: to the parent): 1 % of the limit, at least 0.05 s
+_AFTER_SOLVE_FRACTION, _AFTER_SOLVE_MIN_S = 0.01, 0.05
+
+
+def solver_time_limit(settings: SolverSettings) -> float | None:
+    """The time limit to hand the solver itself, at the moment it is called.
+
+    In-process back-ends get ``settings.time_limit``. In a watchdog child the limit counts from the
+    parent's call, so what the child's start-up, imports and model building already took is
+    deducted, and a small reserve is kept for the work after the solve.
+    """
+    if settings.time_limit is None or _CHILD_DEADLINE is None:
+        return settings.time_limit
+    reserve = max(_AFTER_SOLVE_MIN_S, _AFTER_SOLVE_FRACTION * settings.time_limit)
+    left = _CHILD_DEADLINE - time.perf_counter() - reserve
+    return min(float(settings.time_limit), max(1e-3, left))
+
+
 class Backend:
     """A solver back-end. Subclasses set the class attributes and implement :meth:`_solve`."""
 
@@ -185,9 +209,15 @@ class Backend:
         raise NotImplementedError
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
+        entry = time.perf_counter()
         refusal = self.refuses(model)
         if refusal is not None:
             raise BackendRefused(self.name, model.name, refusal)
+        if settings.time_limit is not None:  # the refusal check (e.g. CP-SAT's integer scaling) is part of the limit
+            import dataclasses
+
+            spent = time.perf_counter() - entry
+            settings = dataclasses.replace(settings, time_limit=max(1e-3, settings.time_limit - spent))
         if self.watchdog == "process" and settings.time_limit is not None:
             from .watchdog import solve_in_child
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..linear import LinearModel, ModelSolution
-from .base import Backend, SolverSettings, finish
+from .base import Backend, SolverSettings, finish, solver_time_limit
 
 __all__ = ["CvxpyBackend"]
 
@@ -79,10 +79,10 @@ class CvxpyBackend(Backend):
                 "mip_abs_gap": float(settings.abs_gap_for(model)),
                 "threads": int(settings.threads), "random_seed": settings.solver_seed,
                 "presolve": "on" if settings.presolve else "off"}
-        if settings.time_limit is not None:
-            opts["time_limit"] = float(settings.time_limit)
         if settings.node_limit is not None:
             opts["mip_max_nodes"] = int(settings.node_limit)
+        if settings.time_limit is not None:  # at the last moment: the child's start-up is deducted
+            opts["time_limit"] = float(solver_time_limit(settings))
         start = time.perf_counter()
         try:
             prob.solve(solver=cp.HIGHS, **opts)

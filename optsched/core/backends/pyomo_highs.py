@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..linear import LinearModel, ModelSolution
-from .base import Backend, SolverSettings, finish
+from .base import Backend, SolverSettings, finish, solver_time_limit
 
 __all__ = ["PyomoBackend", "to_pyomo"]
 
@@ -109,7 +109,7 @@ class PyomoBackend(Backend):
         if settings.node_limit is not None:
             options["mip_max_nodes"] = int(settings.node_limit)
         start = time.perf_counter()
-        res = opt.solve(m, time_limit=settings.time_limit, threads=settings.threads,
+        res = opt.solve(m, time_limit=solver_time_limit(settings), threads=settings.threads,
                         solver_options=options, load_solutions=False,
                         raise_exception_on_nonoptimal_result=False)
         elapsed = time.perf_counter() - start

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from ..linear import LinearModel, ModelSolution
-from .base import Backend, SolverSettings, finish
+from .base import Backend, SolverSettings, finish, solver_time_limit
 
 __all__ = ["ScipyBackend"]
 
@@ -33,10 +33,10 @@ class ScipyBackend(Backend):
             constraints.append(LinearConstraint(model.matrix, model.row_lower, model.row_upper))
         options = {"disp": False, "presolve": bool(settings.presolve),
                    "mip_rel_gap": float(settings.mip_rel_gap)}
-        if settings.time_limit is not None:
-            options["time_limit"] = float(settings.time_limit)
         if settings.node_limit is not None:
             options["node_limit"] = int(settings.node_limit)
+        if settings.time_limit is not None:  # at the last moment: the child's start-up is deducted
+            options["time_limit"] = float(solver_time_limit(settings))
         start = time.perf_counter()
         res = milp(sign * model.cost, constraints=constraints,
                    integrality=model.integrality.astype(int),

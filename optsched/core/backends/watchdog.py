@@ -31,10 +31,13 @@ def solve_in_child(backend_name: str, model: LinearModel, settings: SolverSettin
 
     backend = get_backend(backend_name)
     start = time.perf_counter()
+    # the limit counts from here: the child deducts its own start-up (time.time() is the one clock
+    # both processes share)
+    deadline = None if settings.time_limit is None else time.time() + float(settings.time_limit)
     proc = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
     try:
-        out, err = proc.communicate(pickle.dumps((backend_name, model, settings)),
+        out, err = proc.communicate(pickle.dumps((backend_name, model, settings, deadline)),
                                     timeout=settings.hard_limit())
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -70,7 +73,11 @@ def _main() -> None:
     sys.stdout.flush()
     os.dup2(2, 1)
     try:
-        backend_name, model, settings = pickle.loads(sys.stdin.buffer.read())
+        backend_name, model, settings, deadline = pickle.loads(sys.stdin.buffer.read())
+        if deadline is not None:
+            from . import base
+
+            base._CHILD_DEADLINE = time.perf_counter() + (deadline - time.time())
         solution = get_backend(backend_name)._solve(model, settings)
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group; the parent reports it
         sys.exit(130)
