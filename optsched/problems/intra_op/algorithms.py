@@ -126,6 +126,22 @@ def dp_applicable(inst: IntraOpInstance) -> tuple[bool, str]:
                    f"({prod:.3g} joint choices > {CORE_ENUMERATION_LIMIT}): the graph is not series-parallel")
 
 
+def core_instance(el, linked):
+    """The eliminated core as an instance of its own (no memory): the unary costs of the ``linked``
+    nodes and the compound edges between them, sentinel costs capped so that sums stay finite."""
+    from .instance import IntraOpInstance
+
+    idx = {v: i for i, v in enumerate(linked)}
+    keys = list(el.edges)
+    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
+    return IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
+                           cost=np.concatenate([cap(el.unary[v]) for v in linked]),
+                           usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
+                           start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
+                           edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
+                           edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+
+
 def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, greedy_rounds: int = 10,
                deadline: float = math.inf):
     """A choice for the core: exact (independent nodes, or enumeration when the core's product is
@@ -145,17 +161,7 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
             if val < best_val:
                 best, best_val = c, val
         return best, True
-    # the core as an instance of its own (no memory): unary costs and compound edges
-    from .instance import IntraOpInstance as Inst
-    idx = {v: i for i, v in enumerate(linked)}
-    keys = list(el.edges)
-    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
-    core = Inst(num_strategies=[len(el.unary[v]) for v in linked],
-                cost=np.concatenate([cap(el.unary[v]) for v in linked]),
-                usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
-                start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
-                edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
-                edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+    core = core_instance(el, linked)
     start = np.array([choice[v] for v in linked], dtype=np.int64)
     seq = _sequential_greedy(core)
     val = lambda sv: plan_cost(core, sv)[0]  # noqa: E731
@@ -166,7 +172,7 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
     for _ in range(greedy_rounds):
         if state.neighbourhood_sweep(memory=False) <= 0:
             break
-    choice.update({v: int(state.s[idx[v]]) for v in linked})
+    choice.update({v: int(state.s[i]) for i, v in enumerate(linked)})
     return choice, False
 
 

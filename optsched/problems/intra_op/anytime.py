@@ -437,21 +437,13 @@ def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: 
     sequential greedy, improved by joint moves of a node
     with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
     exactly through the eliminated nodes."""
-    from .algorithms import _sequential_greedy
+    from .algorithms import _sequential_greedy, core_instance
 
     choice = core.decode() if core is not None else el.independent_choice()
     linked = sorted({v for key in el.edges for v in key})
     if not linked:
         return el.extend(choice)
-    idx = {v: i for i, v in enumerate(linked)}
-    keys = list(el.edges)
-    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
-    sub = IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
-                          cost=np.concatenate([cap(el.unary[v]) for v in linked]),
-                          usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
-                          start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
-                          edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
-                          edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+    sub = core_instance(el, linked)
     start = np.array([choice[v] for v in linked], dtype=np.int64)
     if greedy:
         seq = _sequential_greedy(sub)
@@ -465,5 +457,5 @@ def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: 
             gain += state.neighbourhood_sweep(memory=False)
         if gain <= 0 or state.expired():
             break
-    choice.update({v: int(state.s[idx[v]]) for v in linked})
+    choice.update({v: int(state.s[i]) for i, v in enumerate(linked)})
     return el.extend(choice)
