@@ -58,6 +58,7 @@ import atexit
 import dataclasses
 import inspect
 import os
+import math
 import pickle
 import queue
 import subprocess
@@ -97,6 +98,10 @@ def parse_portfolio_name(name: str) -> tuple[str, ...] | None:
         return tuple(m for m in name.split(":", 1)[1].split("+") if m)
     return None
 
+
+#: how long past the time limit the portfolio waits for a member that has not answered, once another
+#: member has: 2 % of the limit, at least 0.1 s (a member's own stop at its limit takes <= 0.05 s)
+PATIENCE_FRACTION, PATIENCE_MIN_S = 0.02, 0.1
 
 class PortfolioBackend(Backend):
     description = "races back-ends in separate processes (default highs and scip); first proof wins"
@@ -187,9 +192,17 @@ class PortfolioBackend(Backend):
             results: dict[str, ModelSolution] = {}
             hard = settings.hard_limit()
             deadline = None if hard is None else start + hard
+            # past the time limit (and a short grace for members finishing their own stop), a
+            # member that has not answered is not waited for once another one has: an idle-priority
+            # child starved by a busy machine must not hold the answer up to the watchdog's limit
+            soft = None if settings.time_limit is None else \
+                start + settings.time_limit + max(PATIENCE_MIN_S, PATIENCE_FRACTION * settings.time_limit)
             winner = None
             while len(results) < len(racing):
-                wait = None if deadline is None else deadline - time.perf_counter()
+                now = time.perf_counter()
+                if results and soft is not None and now >= soft:
+                    break
+                wait = None if deadline is None else deadline - now
                 if wait is not None and wait <= 0:
                     break
                 try:
@@ -225,10 +238,11 @@ class PortfolioBackend(Backend):
         for m in racing:
             sol = results.get(m)
             if sol is None:
+                late = not winner and elapsed < (settings.hard_limit() or math.inf)
                 members[m] = {"status": "killed" if winner else "time_limit", "objective": None,
                               "bound": None, "run_time": None,
                               "message": "stopped after another member's proof" if winner
-                              else "killed by the watchdog"}
+                              else ("no answer by the time limit; stopped" if late else "killed by the watchdog")}
             else:
                 members[m] = {"status": sol.status, "objective": sol.objective, "bound": sol.bound,
                               "run_time": sol.run_time, "message": sol.message}
