@@ -201,8 +201,8 @@ class CpSatBackend(Backend):
         return None
 
     def _solve(self, model: LinearModel, settings: SolverSettings, stop=None) -> ModelSolution:
+        start = time.perf_counter()  # the first call's import of ortools counts against the limit too
         cp_model = import_deferring_sigint("ortools.sat.python.cp_model")
-        start = time.perf_counter()
         sm = scale_model(model, self.name)
         if sm.infeasible is not None:
             return finish(model, "infeasible", None, None, None, self, time.perf_counter() - start,

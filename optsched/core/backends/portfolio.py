@@ -99,9 +99,10 @@ def parse_portfolio_name(name: str) -> tuple[str, ...] | None:
     return None
 
 
-#: how long past the time limit the portfolio waits for a member that has not answered, once another
-#: member has: 2 % of the limit, at least 0.1 s (a member's own stop at its limit takes <= 0.05 s)
-PATIENCE_FRACTION, PATIENCE_MIN_S = 0.02, 0.1
+#: the members' deadline is this much before the portfolio's time limit (1 % of the limit, at least
+#: 0.05 s): the time to collect their answers; at the limit a member that has not answered is stopped
+#: (once another one has)
+RESERVE_FRACTION, RESERVE_MIN_S = 0.01, 0.05
 
 class PortfolioBackend(Backend):
     description = "races back-ends in separate processes (default highs and scip); first proof wins"
@@ -148,7 +149,7 @@ class PortfolioBackend(Backend):
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         from . import get_backend
 
-        start = time.perf_counter()
+        start, start_epoch = time.perf_counter(), time.time()  # the refusal checks below count too
         refused = {}
         racing = []
         chosen = list(self.members)
@@ -166,7 +167,9 @@ class PortfolioBackend(Backend):
             raise BackendRefused(self.name, model.name,
                                  "every member refuses it: " + "; ".join(f"{k}: {v}" for k, v in refused.items()))
         # the members share the caller's clock: each gets what is left of the limit when it starts
-        deadline_epoch = None if settings.time_limit is None else time.time() + settings.time_limit
+        # (less a reserve for collecting the answers and stopping the others)
+        deadline_epoch = None if settings.time_limit is None else \
+            start_epoch + settings.time_limit - max(RESERVE_MIN_S, RESERVE_FRACTION * settings.time_limit)
         payload = pickle.dumps((model, settings, deadline_epoch))
         answers: queue.Queue = queue.Queue()
         procs: dict[str, subprocess.Popen] = {}
@@ -192,11 +195,10 @@ class PortfolioBackend(Backend):
             results: dict[str, ModelSolution] = {}
             hard = settings.hard_limit()
             deadline = None if hard is None else start + hard
-            # past the time limit (and a short grace for members finishing their own stop), a
-            # member that has not answered is not waited for once another one has: an idle-priority
-            # child starved by a busy machine must not hold the answer up to the watchdog's limit
-            soft = None if settings.time_limit is None else \
-                start + settings.time_limit + max(PATIENCE_MIN_S, PATIENCE_FRACTION * settings.time_limit)
+            # at the time limit (the members' own deadline was the reserve earlier), a member that
+            # has not answered is not waited for once another one has: an idle-priority child
+            # starved by a busy machine must not hold the answer up to the watchdog's limit
+            soft = None if settings.time_limit is None else start + settings.time_limit
             winner = None
             while len(results) < len(racing):
                 now = time.perf_counter()
@@ -205,6 +207,8 @@ class PortfolioBackend(Backend):
                 wait = None if deadline is None else deadline - now
                 if wait is not None and wait <= 0:
                     break
+                if soft is not None and now < soft:  # wake at the limit, not up to 0.2 s after it
+                    wait = soft - now if wait is None else min(wait, soft - now)
                 try:
                     m, sol = answers.get(timeout=0.2 if wait is None else min(wait, 0.2))
                 except queue.Empty:
