@@ -173,6 +173,8 @@ _CHILD_DEADLINE: float | None = None
 #: what is kept back from the solver for the work after it stops (loading its answer, sending it
 #: to the parent): 1 % of the limit, at least 0.05 s
 _AFTER_SOLVE_FRACTION, _AFTER_SOLVE_MIN_S = 0.01, 0.05
+#: the least share of the limit a child's solver gets, whatever its start-up took
+_SOLVER_FLOOR_FRACTION = 0.2
 
 
 def solver_time_limit(settings: SolverSettings) -> float | None:
@@ -186,7 +188,10 @@ def solver_time_limit(settings: SolverSettings) -> float | None:
         return settings.time_limit
     reserve = max(_AFTER_SOLVE_MIN_S, _AFTER_SOLVE_FRACTION * settings.time_limit)
     left = _CHILD_DEADLINE - time.perf_counter() - reserve
-    return min(float(settings.time_limit), max(1e-3, left))
+    # a start-up that ate the limit (a loaded machine, a short limit) still leaves the solver a
+    # fifth of it, so that it can answer with a point and a bound rather than nothing: the call then
+    # overruns its limit by up to that much
+    return min(float(settings.time_limit), max(_SOLVER_FLOOR_FRACTION * settings.time_limit, left))
 
 
 class Backend:
