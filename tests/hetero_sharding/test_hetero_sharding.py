@@ -216,6 +216,6 @@ def test_gavel_speeds_and_operator_graph():
 
 def test_pyomo_agrees():
     # (cvxpy is not cross-checked: its back-end declares every column integer in a MIP, which forces
-    # the ratios to {0, 1}; the fix is reported to the lead)
+    # the ratios to {0, 1}: a known limitation of that back-end, not fixed yet)
     inst = random_instance(1, devices=3, stages=3, max_options=2)
     assert close(optsched.solve(inst, "milp", backend="pyomo").objective, optsched.solve(inst, "milp").objective)
