@@ -66,3 +66,15 @@ def test_bench_peak_memory_import_and_best(method, benchmark):
     benchmark.extra_info.update(info)
     print(f"\nintra-op {method} on A: {info}")
     assert info["status"] in ("feasible", "optimal", "error", "time_limit")
+
+
+def test_anytime_wall_over_limit(benchmark):
+    """The anytime method's wall time as a ratio of its 2 s limit (it aims to stop
+    max(0.2 s, 1.5 %) before the limit); reported in ``extra_info``, not asserted."""
+    import optsched
+    from optsched.problems.intra_op import generate
+
+    inst = generate(0, preset="transformer-1d")
+    r = benchmark.pedantic(lambda: optsched.solve(inst, time_limit=2.0, options={"exact": False}),
+                           rounds=3, iterations=1)
+    benchmark.extra_info["wall_over_limit"] = r.wall_s / 2.0

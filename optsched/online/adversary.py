@@ -1,4 +1,4 @@
-"""Adversarial worst-case search for online methods (spec ``online.md``) [ours].
+"""Adversarial worst-case search for online methods (``docs/online.md``) [ours].
 
 Problem
 -------

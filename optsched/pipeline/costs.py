@@ -1,4 +1,4 @@
-"""The per-stage cost model of a pipeline plan (spec ``pipeline.md``), shared by the
+"""The per-stage cost model of a pipeline plan (``docs/pipeline_partition.md``), shared by the
 ``pipeline-partition`` and ``pipeline-schedule`` problems.
 
 A plan cuts the chain into K stages; stage k covers positions ``[start_k, end_k)`` and runs on
