@@ -65,7 +65,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["grid_values", "grid_lp_ratio", "equal_demand_opt", "CertifiedResult", "staircase_attack",
+__all__ = ["exact_recheck", "grid_values", "grid_lp_ratio", "equal_demand_opt", "CertifiedResult", "staircase_attack",
            "tracking_attack", "bisection_probe", "certified_attack"]
 
 Run = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -136,6 +136,24 @@ class CertifiedResult:
                 "ratio": self.ratio if math.isfinite(self.ratio) else "inf", "opt": self.opt, "alg": self.alg,
                 "lp_ratio": self.lp_ratio, "grid": self.grid, "stop_step": self.stop_step,
                 "requests": int(len(self.values)), "zero_alg": self.zero_alg, "certified": self.certified}
+
+
+def exact_recheck(inst, method: str, res: "CertifiedResult", options=None, milp_max: int = 300) -> dict:
+    """Re-evaluate an attack's stream ``inst`` through the problem's own solve: ALG by ``method``,
+    OPT by the exact ``milp`` (up to ``milp_max`` requests) or, beyond, the closed form of an
+    equal-demand stream (:func:`equal_demand_opt`)."""
+    from optsched.core.solving import solve
+
+    alg = solve(inst, method, options=options or {}).objective
+    if inst.num_requests <= milp_max:
+        r = solve(inst, "milp")
+        if r.status != "optimal":
+            raise RuntimeError(f"certified adversary: the hindsight milp returned {r.status} ({r.reason})")
+        opt, how = r.objective, "milp"
+    else:
+        opt, how = equal_demand_opt(res.values, res.copies), "closed form (equal demands)"
+    ratio = math.inf if (alg <= 0 < opt) else (1.0 if opt == alg else opt / alg)
+    return {"opt": opt, "alg": alg, "ratio": ratio, "opt_by": how, "requests": inst.num_requests}
 
 
 def _ratio(opt: float, alg: float) -> float:

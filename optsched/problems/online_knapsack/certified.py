@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from optsched.core.solving import solve
-from optsched.online.certified import (CertifiedResult, bisection_probe, equal_demand_opt, grid_lp_ratio,
+from optsched.online.certified import (CertifiedResult, bisection_probe, equal_demand_opt, exact_recheck, grid_lp_ratio,
                                        staircase_attack, tracking_attack)
 
 from .algorithms import threshold_price
@@ -75,17 +75,7 @@ def price_probe(method: str, lower: float, upper: float, options: dict | None = 
 
 
 def _exact(method: str, res: CertifiedResult, options, milp_max: int) -> dict:
-    inst = instance_of(res.lower, res.upper, res.values, res.demands)
-    alg = solve(inst, method, options=options or {}).objective
-    if inst.num_requests <= milp_max:
-        r = solve(inst, "milp")
-        if r.status != "optimal":
-            raise RuntimeError(f"certified adversary: the hindsight milp returned {r.status} ({r.reason})")
-        opt, how = r.objective, "milp"
-    else:
-        opt, how = equal_demand_opt(res.values, res.copies), "closed form (equal demands)"
-    ratio = math.inf if (alg <= 0 < opt) else (1.0 if opt == alg else opt / alg)
-    return {"opt": opt, "alg": alg, "ratio": ratio, "opt_by": how, "requests": inst.num_requests}
+    return exact_recheck(instance_of(res.lower, res.upper, res.values, res.demands), method, res, options, milp_max)
 
 
 def certify(method: str, lower: float, upper: float, *, grids=(200,), copies=(16,), tracking: bool = True,

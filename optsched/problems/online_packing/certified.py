@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from optsched.core.solving import solve
-from optsched.online.certified import (bisection_probe, equal_demand_opt, grid_lp_ratio, staircase_attack,
+from optsched.online.certified import (bisection_probe, equal_demand_opt, exact_recheck, grid_lp_ratio, staircase_attack,
                                        tracking_attack)
 
 from .instance import OnlinePackingInstance
@@ -70,16 +70,9 @@ def certify(method: str, resources: int, lower: float, upper: float, *, grids=(2
         results += [tracking_attack(probe, run, lower, upper, copies=n) for n in copies]
     rows, certified = [], True
     for res in results:
-        inst = instance_of(resources, lower, upper, res.values, res.demands, resource)
-        alg = solve(inst, method, options=options or {}).objective
-        if inst.num_requests <= milp_max:
-            r = solve(inst, "milp")
-            if r.status != "optimal":
-                raise RuntimeError(f"certified adversary: the hindsight milp returned {r.status}")
-            opt, how = r.objective, "milp"
-        else:
-            opt, how = equal_demand_opt(res.values, res.copies), "closed form (equal demands)"
-        ratio = math.inf if alg <= 0 < opt else (1.0 if opt == alg else opt / alg)
+        exact = exact_recheck(instance_of(resources, lower, upper, res.values, res.demands, resource), method, res,
+                              options, milp_max)
+        opt, alg, ratio, how = exact["opt"], exact["alg"], exact["ratio"], exact["opt_by"]
         # 1e-9 relative: float summation order only
         agree = ratio == res.ratio or (math.isfinite(res.ratio) and abs(ratio - res.ratio) <= 1e-9 * res.ratio)
         if res.certified is not None:
