@@ -4,6 +4,7 @@ the OR-Library loader, and invalid input."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -104,10 +105,17 @@ def test_time_limit_on_every_backend_reports_bound_and_gap():
     """`--time-limit 2` on a hard instance: time_limit status with bound and gap, on every back-end.
 
     How long past the limit a back-end runs is load-dependent, so it is measured by the time-limit
-    benchmark (``benchmarks/``), not asserted here."""
+    benchmark (``benchmarks/``), not asserted here.
+
+    The watchdog back-ends (pyomo, cvxpy, scipy) build their model in a child interpreter whose
+    start-up counts against the limit; on a machine loaded far beyond its cores that start-up alone
+    outlasts 2 s and the child is stopped before it has a point, which is the honest answer there.
+    The limit is therefore stretched by the machine's oversubscription (load per core, at least 1),
+    so that the test checks the bound and gap, not the machine's load."""
     inst = optsched.generate("mknap", seed=1, preset="hard")
+    oversubscription = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     for backend in ("highs", "pyomo", "cvxpy", "scipy"):
-        r = optsched.solve(inst, "milp", backend=backend, time_limit=2.0)
+        r = optsched.solve(inst, "milp", backend=backend, time_limit=2.0 * oversubscription)
         assert r.status == "time_limit", (backend, r.status, r.reason)
         assert r.bound is not None and r.gap is not None and r.gap > 0, backend
         assert r.objective is not None and r.objective <= r.bound
