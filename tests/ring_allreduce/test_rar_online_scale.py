@@ -15,6 +15,8 @@ STREAMS = [dict(preset="small"), dict(preset="medium"), dict(preset="small-tree"
            dict(jobs=200, servers=4, gpus_per_server=8, horizon=40, max_workers=16),   # spread + powers of two
            dict(jobs=300, servers=3, gpus_per_server=4, horizon=10, max_workers=4),     # overloaded: rejections
            dict(preset="medium", objective="energy", energy_price=0.05)]
+GENERATOR_OPTIONS = ({"jobs": 400}, {"jobs": 60, "servers": 4, "gpus_per_server": 8, "max_workers": 16, "horizon": 30},
+                     {"jobs": 30, "network": "tree", "servers": 4, "racks": 2})
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -49,8 +51,7 @@ def test_generator_equals_the_previous_one_and_shares_tables(seed):
     from optsched.core.instance import canonical_json
     from tests.ring_allreduce import legacy_rar_generate
 
-    for kw in ({"jobs": 400}, {"jobs": 60, "servers": 4, "gpus_per_server": 8, "max_workers": 16, "horizon": 30},
-               {"jobs": 30, "network": "tree", "servers": 4, "racks": 2}):
+    for kw in GENERATOR_OPTIONS:
         new, old = generate(seed, **kw), legacy_rar_generate.generate(seed, **kw)
         assert new == old
         # same JSON, so the same types (an int where the old generator had a float would differ here)

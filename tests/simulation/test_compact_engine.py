@@ -68,12 +68,19 @@ def _run(module, rows, policy, table=False, **kwargs):
     return module.Simulator(cluster, jobs, policy, **kwargs).run()
 
 
+KINDS = ("fifo", "preempting", "rates")
+
+
+def _run_options(seed):
+    return dict(tick=2.5, restart_overhead=0.3 * (seed % 2), max_time=math.inf if seed < 3 else 60.0)
+
+
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("kind", ["fifo", "preempting", "rates"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("table", [False, True])
 def test_same_log_and_result_as_the_previous_engine(seed, kind, table):
     rows = _stream(seed)
-    kwargs = dict(tick=2.5, restart_overhead=0.3 * (seed % 2), max_time=math.inf if seed < 3 else 60.0)
+    kwargs = _run_options(seed)
     got = _run(new, rows, _policies(new)[kind](seed), table=table, **kwargs)
     want = _run(old, rows, _policies(old)[kind](seed), **kwargs)
     assert [tuple(e) for e in got.log] == [tuple(e) for e in want.log]
