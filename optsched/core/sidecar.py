@@ -420,7 +420,7 @@ def read_json_data(path: str | Path, problem: str, *, sidecar: bool = True) -> A
     A drop-in for ``load_json_file``: the same data either way."""
     if sidecar and sidecar_path(path).exists() and Path(path).exists():
         return read_sidecar(path, problem)
-    from .instance import load_json_file
+    from .jsonfile import load_json_file
 
     return load_json_file(path, problem)
 
