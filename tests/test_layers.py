@@ -337,3 +337,35 @@ def test_the_pipeline_alias_warns_and_re_exports():
         old = importlib.import_module(alias)
     new = importlib.import_module(target)
     assert old.__all__ and all(getattr(old, name) is getattr(new, name) for name in new.__all__)
+
+
+#: names that moved to a lower or a new module to break a circle or split a file, at the place users
+#: import them from (left) and where they are defined now (right): the same objects
+MOVED = [("optsched.core.result", "relative_gap", "optsched.core.gaps"),
+         ("optsched.core.solving", "objective_tolerance", "optsched.core.gaps"),
+         ("optsched.frames", "result_row", "optsched.core.result"),
+         ("optsched.core.instance", "canonical_json", "optsched.core.jsonfile"),
+         ("optsched.core.instance", "load_json_file", "optsched.core.jsonfile"),
+         ("optsched.core.instance", "COMPACT_ABOVE", "optsched.core.jsonfile"),
+         ("optsched.core.instance", "MAX_MAGNITUDE", "optsched.core.values"),
+         ("optsched.core.instance", "MAX_INTEGER", "optsched.core.values"),
+         ("optsched.core.backends.highs", "quiet_stdout", "optsched.core.backends.stdio"),
+         ("optsched.core.backends.base", "solver_time_limit", "optsched.core.backends.watchdog")] + \
+    [("optsched.simulation.cluster", name, f"optsched.simulation.{where}")
+     for where, names in (("jobs", ("Cluster", "JobTable", "SimJob", "Allocation", "Event", "SimulationError")),
+                          ("policies", ("Policy", "FifoPolicy", "RateModel")), ("results", ("SimulationResult",)))
+     for name in names]
+
+
+@pytest.mark.parametrize("old, name, new", MOVED)
+def test_moved_names_stay_importable_where_users_import_them(old, name, new):
+    import importlib
+
+    assert getattr(importlib.import_module(old), name) is getattr(importlib.import_module(new), name)
+
+
+def test_the_backends_by_name_are_the_catalog_plus_the_portfolio():
+    from optsched.core.backends import BACKENDS
+    from optsched.core.backends.catalog import SOLVERS
+
+    assert list(BACKENDS) == [*SOLVERS, "portfolio"] and all(BACKENDS[n] is SOLVERS[n] for n in SOLVERS)
