@@ -6,6 +6,11 @@ fixed tuples, ``dict[str, T]``, ``T | None`` and nested :class:`Record` dataclas
 fields are rejected with the field's path, lists become tuples, and :meth:`Instance.validate`
 states the problem's rules. Floats round-trip exactly (Python writes the shortest repr).
 
+This module is the record and its type-driven conversion; the rules every value obeys (largest
+magnitudes, no NaN, one-pass checks of long columns) are :mod:`optsched.core.values`, and JSON
+text and files (canonical JSON, the one reader) :mod:`optsched.core.jsonfile`; the names users
+import from here (``canonical_json``, ``load_json_file``, ``MAX_MAGNITUDE``, ...) are re-exported.
+
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
 ... class Toy(Instance):
