@@ -17,6 +17,11 @@ engine.  The engine knows nothing of parameter servers, rings or predictions: th
 placement achieves is computed by the policy (from the job's ``payload`` and the cluster's
 bandwidths, for instance).
 
+This module is the event loop (:class:`Simulator`); the validated model (cluster, jobs,
+:class:`JobTable`, allocations, log events) is :mod:`.jobs`, the policy hooks and
+:class:`FifoPolicy` :mod:`.policies`, the result and its metrics :mod:`.results`. Every name is
+importable from here as before.
+
 Semantics
 ---------
 * A job is *pending* before its arrival, then *waiting*, *running*, possibly *waiting* again
