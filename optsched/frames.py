@@ -25,36 +25,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core.errors import InvalidInstanceError, OptschedError
-from .core.result import Result
+from .core.errors import InvalidInstanceError
+from .core.result import Result, result_row
 
 __all__ = ["results_frame", "result_row", "repro_frame"]
-
-_SCALARS = (int, float, str, bool, type(None))
-
-
-def _kind(problem: str, method: str) -> str | None:
-    """The registered kind of a method (exact, bound, approximation, ...), None if not registered."""
-    from .core.registry import get_problem
-
-    try:
-        return get_problem(problem).methods[method].kind
-    except (KeyError, OptschedError):
-        return None
-
-
-def result_row(result: Result) -> dict:
-    """A flat dict of a result's scalar fields, options and scalar stats (no solution)."""
-    row = {k: v for k, v in result.to_json().items() if k not in ("solution", "settings", "stats")}
-    row["kind"] = _kind(result.problem, result.method)
-    for key, value in (result.settings or {}).items():
-        if key == "options":
-            row.update({f"option.{k}": v for k, v in (value or {}).items() if isinstance(v, _SCALARS)})
-        elif isinstance(value, _SCALARS):
-            row[f"setting.{key}"] = value
-    row.update({f"stats.{k}": v for k, v in (result.stats or {}).items() if isinstance(v, _SCALARS)})
-    return row
-
 
 def _results(items: Iterable[Any]) -> Iterable[Result]:
     for item in items:

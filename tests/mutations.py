@@ -16,8 +16,9 @@ Last full run (127 mutations, 2026-11-27, load about 2-4): 126 killed, 1 survive
 (``threads-unbounded``: ``SolverSettings`` refuses more than ``MAX_THREADS`` threads too, so removing
 ``solve()``'s own check changes nothing: an equivalent mutant), score 99%. The previous full run
 (68 mutations, 2026-11-24) had 66 killed; its two survivors (``gadget-greedy-order``,
-``gadget-worker-choices``) are now killed only by the comparison with the previous implementation
-(``tests/ring_allreduce/test_rar_online_scale.py``), not by a quality value.
+``gadget-worker-choices``) are now killed only by the comparison with the stored outputs of the
+previous implementation (``tests/ring_allreduce/test_rar_online_scale.py``, ``tests/golden.md``),
+not by a quality value.
 
 The 54 mutations added for the newer problems and the shared validation (issue 35, from
 ``intra-edge-forbidden`` on: 42 in the newer problems' checkers, importers and declared generator

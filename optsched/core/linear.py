@@ -295,6 +295,6 @@ class ModelSolution:
 
     @property
     def gap(self) -> float | None:
-        from .result import relative_gap
+        from .gaps import relative_gap
 
         return relative_gap(self.objective, self.bound)

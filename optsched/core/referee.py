@@ -99,8 +99,7 @@ def record_contradictions(result, sense: str) -> list[str]:
     >>> print(record_contradictions(r, "max")[1])
     objective 10.0 is better than the record's own bound 5.0 (a maximization bound is an upper bound)
     """
-    from .result import relative_gap
-    from .solving import objective_tolerance
+    from .gaps import objective_tolerance, relative_gap
 
     out: list[str] = []
     status, objective, bound, gap = result.status, result.objective, result.bound, result.gap

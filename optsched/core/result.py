@@ -9,39 +9,19 @@ reports beyond that: iterations, trials, violations before repair, ...).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInstanceError
+from .errors import InvalidInstanceError, OptschedError
+from .gaps import relative_gap
 
-__all__ = ["Result", "STATUSES", "RESULT_FORMAT_VERSION", "relative_gap"]
+__all__ = ["Result", "STATUSES", "RESULT_FORMAT_VERSION", "relative_gap", "result_row"]
 
 RESULT_FORMAT_VERSION = 1
 #: ``gap_limit``: stopped at a positive gap tolerance with the gap still open (bound and gap say
 #: how far); ``node_limit``: stopped by the node (work) limit before any point was found
 STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "gap_limit", "node_limit", "error")
-
-
-def relative_gap(objective: float | None, bound: float | None) -> float | None:
-    """HiGHS' relative gap ``|objective - bound| / |objective|`` (None if either is unknown).
-
-    >>> relative_gap(90.0, 100.0)
-    0.1111111111111111
-    >>> relative_gap(0.0, 0.0)
-    0.0
-    >>> relative_gap(0.0, 1.0)
-    inf
-    """
-    if objective is None or bound is None:
-        return None
-    diff = abs(objective - bound)
-    if diff == 0:
-        return 0.0
-    if objective == 0:
-        return math.inf
-    return diff / abs(objective)
 
 
 @dataclass
@@ -111,10 +91,11 @@ class Result:
         return cls(**data)
 
     def to_frame(self):
-        """This result as a one-row pandas DataFrame (see :func:`optsched.frames.results_frame`)."""
-        from optsched.frames import results_frame
+        """This result as a one-row pandas DataFrame, the row :func:`optsched.frames.results_frame`
+        gives it (:func:`result_row`)."""
+        import pandas as pd
 
-        return results_frame([self])
+        return pd.DataFrame([result_row(self)])
 
     def save(self, path: str | Path, *, sidecar: bool = False) -> None:
         """Write the record as JSON; ``sidecar=True`` also writes the binary sidecar
@@ -162,3 +143,30 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def _kind(problem: str, method: str) -> str | None:
+    """The registered kind of a method (exact, bound, approximation, ...), None if not registered."""
+    from .registry import get_problem
+
+    try:
+        return get_problem(problem).methods[method].kind
+    except (KeyError, OptschedError):
+        return None
+
+
+def result_row(result: Result) -> dict:
+    """A flat dict of a result's scalar fields, options and scalar stats (no solution): one row of
+    :func:`optsched.frames.results_frame`."""
+    row = {k: v for k, v in result.to_json().items() if k not in ("solution", "settings", "stats")}
+    row["kind"] = _kind(result.problem, result.method)
+    for key, value in (result.settings or {}).items():
+        if key == "options":
+            row.update({f"option.{k}": v for k, v in (value or {}).items() if isinstance(v, _SCALARS)})
+        elif isinstance(value, _SCALARS):
+            row[f"setting.{key}"] = value
+    row.update({f"stats.{k}": v for k, v in (result.stats or {}).items() if isinstance(v, _SCALARS)})
+    return row

@@ -416,11 +416,11 @@ class _Members:
 
 def read_json_data(path: str | Path, problem: str, *, sidecar: bool = True) -> Any:
     """The JSON data in ``path``: from its sidecar when ``sidecar`` and ``<path>.npz`` exists
-    (checked against the JSON bytes), else parsed (:func:`optsched.core.instance.load_json_file`).
+    (checked against the JSON bytes), else parsed (:func:`optsched.core.jsonfile.load_json_file`).
     A drop-in for ``load_json_file``: the same data either way."""
     if sidecar and sidecar_path(path).exists() and Path(path).exists():
         return read_sidecar(path, problem)
-    from .instance import load_json_file
+    from .jsonfile import load_json_file
 
     return load_json_file(path, problem)
 

@@ -22,7 +22,8 @@ from .errors import Infeasible, InvalidInstanceError, NotApplicable
 from .params import MAX_THREADS
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
-from .result import Result, relative_gap
+from .gaps import objective_tolerance, relative_gap
+from .result import Result
 from .rng import make_rng
 
 __all__ = ["SolveContext", "TimeLimitReached", "solve", "objective_tolerance", "model_outcome",
@@ -130,12 +131,6 @@ class SolveContext:
         """Progress of a long run (shown by the CLI on stderr)."""
         if self.progress is not None:
             self.progress(message, fraction)
-
-
-def objective_tolerance(value: float) -> float:
-    """Tolerance when comparing two computations of one objective: 1e-6 relative (solver
-    feasibility tolerances are 1e-7 relative; sums of float products lose a few ulps each)."""
-    return 1e-6 * max(1.0, abs(value))
 
 
 def _is_int(value) -> bool:

@@ -1,22 +1,27 @@
 """The compact (column) engine gives the same runs as the engine it replaced.
 
-The reference oracle is the previous implementation, kept verbatim in ``legacy_cluster.py``.
-Both run the same seeded policies -- FIFO, FIFO that preempts a random running job at every
-tick, a policy that changes rates at random, with restart overheads and ``max_time`` -- on the
-same random streams; the logs (every event, in order, with its details) and every field of the
-results must be identical, for a list of :class:`SimJob` and for a :class:`JobTable`.
+The reference is what the previous implementation gave, stored in ``golden/cluster.json``
+(``tests/golden.md``: recorded from the previous engine, then removed). The same seeded policies
+-- FIFO, FIFO that preempts a random running job at every tick, a policy that changes rates at
+random, with restart overheads and ``max_time`` -- run on the same random streams; the logs
+(every event, in order, with its details) and every field of the results must be identical
+(equal SHA-256 of their canonical JSON, equal floats), for a list of :class:`SimJob` and for a
+:class:`JobTable`.
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from optsched.core.errors import InvalidInstanceError
 from optsched.simulation import cluster as new
-from tests.simulation import legacy_cluster as old
+from tests.golden import canonical, digest, load
+
+GOLDEN = load(Path(__file__).parent / "golden" / "cluster.json")
 
 
 def _policies(module):
@@ -68,22 +73,29 @@ def _run(module, rows, policy, table=False, **kwargs):
     return module.Simulator(cluster, jobs, policy, **kwargs).run()
 
 
+KINDS = ("fifo", "preempting", "rates")
+
+
+def _run_options(seed):
+    return dict(tick=2.5, restart_overhead=0.3 * (seed % 2), max_time=math.inf if seed < 3 else 60.0)
+
+
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("kind", ["fifo", "preempting", "rates"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("table", [False, True])
 def test_same_log_and_result_as_the_previous_engine(seed, kind, table):
     rows = _stream(seed)
-    kwargs = dict(tick=2.5, restart_overhead=0.3 * (seed % 2), max_time=math.inf if seed < 3 else 60.0)
+    kwargs = _run_options(seed)
     got = _run(new, rows, _policies(new)[kind](seed), table=table, **kwargs)
-    want = _run(old, rows, _policies(old)[kind](seed), **kwargs)
-    assert [tuple(e) for e in got.log] == [tuple(e) for e in want.log]
-    assert len(got.log) > (2 * len(rows) if seed < 3 else 50)
+    want = GOLDEN[f"{kind}/seed{seed}"]
+    assert len(got.log) == want["events"] > (2 * len(rows) if seed < 3 else 50)
+    assert digest([tuple(e) for e in got.log]) == want["log_sha256"]
     for field in ("completion", "start_first", "arrival", "preemptions", "gpu_seconds"):
-        assert dict(getattr(got, field)) == getattr(want, field), field
-        assert list(getattr(got, field)) == list(getattr(want, field)), field  # same (arrival) order
-        assert getattr(got, field) == getattr(want, field)
-    assert got.unfinished == want.unfinished and got.end_time == want.end_time
-    assert got.total_flow_time == want.total_flow_time and got.makespan == want.makespan
+        # the items in (arrival) order, keys and values
+        assert digest(list(getattr(got, field).items())) == want[f"{field}_sha256"], field
+    assert canonical(list(got.unfinished)) == want["unfinished"]
+    assert canonical([got.end_time, got.total_flow_time, got.makespan]) == \
+        [want["end_time"], want["total_flow_time"], want["makespan"]]
     if kind == "preempting":
         assert sum(got.preemptions.values()) > 0
     if seed == 3:

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 from ..errors import UnknownNameError
 from .base import Backend, SolverSettings
+from .catalog import SOLVERS
 from .cvxpy_highs import CvxpyBackend
 from .highs import HighsBackend
 from .pyomo_highs import PyomoBackend
 from .scipy_milp import ScipyBackend
 from .scip import ScipBackend
 from .cpsat import CpSatBackend
+from .portfolio import PortfolioBackend, parse_portfolio_name
 
 __all__ = ["Backend", "SolverSettings", "BACKENDS", "get_backend", "DEFAULT_BACKEND", "write_mps"]
 
-BACKENDS: dict[str, Backend] = {b.name: b for b in (HighsBackend(), PyomoBackend(), CvxpyBackend(), ScipyBackend())}
-BACKENDS.update({b.name: b for b in (ScipBackend(), CpSatBackend())})
+BACKENDS: dict[str, Backend] = dict(SOLVERS)
+# CP-SAT takes HiGHS' place on the models it accepts exactly (pure-integer, exactly scaled):
+# measured faster than HiGHS on every OR-Library mknapcb1 instance (paper_repro T16)
+BACKENDS["portfolio"] = PortfolioBackend(name="portfolio", substitutes={"highs": "cpsat"})
 DEFAULT_BACKEND = "highs"
 
 
@@ -39,8 +43,6 @@ def get_backend(name: str | None) -> Backend:
     except KeyError:
         pass
     if name.startswith("portfolio:"):  # portfolio:highs+cpsat races the members named
-        from .portfolio import PortfolioBackend, parse_portfolio_name
-
         members = parse_portfolio_name(name)
         unknown = [m for m in members if m not in BACKENDS or m.startswith("portfolio")]
         if len(members) >= 1 and not unknown and len(set(members)) == len(members):
@@ -74,14 +76,3 @@ def write_mps(model, path) -> None:
     if status.name == "kError" or not data.rstrip().endswith(b"ENDATA"):
         raise OutputError(path, "HiGHS could not write the MPS text (a full temporary folder?)")
     write_bytes(path, data)
-
-
-def _register_portfolio() -> None:
-    from .portfolio import PortfolioBackend
-
-    # CP-SAT takes HiGHS' place on the models it accepts exactly (pure-integer, exactly scaled):
-    # measured faster than HiGHS on every OR-Library mknapcb1 instance (paper_repro T16)
-    BACKENDS["portfolio"] = PortfolioBackend(name="portfolio", substitutes={"highs": "cpsat"})
-
-
-_register_portfolio()

@@ -18,9 +18,10 @@ import numpy as np
 
 from ..errors import BackendRefused, InvalidInstanceError
 from ..linear import LinearModel, ModelSolution
+from .watchdog import solve_in_child, solver_time_limit
 
 __all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
-           "abandoned_solver_threads", "settle_status", "zero_gap_tolerance"]
+           "abandoned_solver_threads", "settle_status", "zero_gap_tolerance", "solver_time_limit"]
 
 #: the most solver threads a run may ask for [ours]: no machine optsched targets has more cores,
 #: and HiGHS allocates per thread (``--threads 1e6`` ended in ``std::bad_alloc``)
@@ -166,34 +167,6 @@ class SolverSettings:
         return asdict(self)
 
 
-#: where a child interpreter runs the solve (``watchdog._main``), the ``time.perf_counter()`` by
-#: which its solver must stop: the parent's limit less what starting the child and reading the model
-#: took, so that the whole call, start-up included, ends within the limit
-_CHILD_DEADLINE: float | None = None
-#: what is kept back from the solver for the work after it stops (loading its answer, sending it
-#: to the parent): 1 % of the limit, at least 0.05 s
-_AFTER_SOLVE_FRACTION, _AFTER_SOLVE_MIN_S = 0.01, 0.05
-#: the least share of the limit a child's solver gets, whatever its start-up took
-_SOLVER_FLOOR_FRACTION = 0.2
-
-
-def solver_time_limit(settings: SolverSettings) -> float | None:
-    """The time limit to hand the solver itself, at the moment it is called.
-
-    In-process back-ends get ``settings.time_limit``. In a watchdog child the limit counts from the
-    parent's call, so what the child's start-up, imports and model building already took is
-    deducted, and a small reserve is kept for the work after the solve.
-    """
-    if settings.time_limit is None or _CHILD_DEADLINE is None:
-        return settings.time_limit
-    reserve = max(_AFTER_SOLVE_MIN_S, _AFTER_SOLVE_FRACTION * settings.time_limit)
-    left = _CHILD_DEADLINE - time.perf_counter() - reserve
-    # a start-up that ate the limit (a loaded machine, a short limit) still leaves the solver a
-    # fifth of it, so that it can answer with a point and a bound rather than nothing: the call then
-    # overruns its limit by up to that much
-    return min(float(settings.time_limit), max(_SOLVER_FLOOR_FRACTION * settings.time_limit, left))
-
-
 class Backend:
     """A solver back-end. Subclasses set the class attributes and implement :meth:`_solve`."""
 
@@ -224,9 +197,7 @@ class Backend:
             spent = time.perf_counter() - entry
             settings = dataclasses.replace(settings, time_limit=max(1e-3, settings.time_limit - spent))
         if self.watchdog == "process" and settings.time_limit is not None:
-            from .watchdog import solve_in_child
-
-            return settle_status(model, settings, solve_in_child(self.name, model, settings))
+            return settle_status(model, settings, solve_in_child(self, model, settings))
         if self.watchdog == "process":
             return settle_status(model, settings, _interruptible(self._solve_quiet, model, settings))
         return settle_status(model, settings, self._solve(model, settings))
@@ -244,7 +215,7 @@ class Backend:
 
     def _solve_quiet(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
         # what the library's solver layer prints on the C-level stdout goes to stderr
-        from .highs import quiet_stdout
+        from .stdio import quiet_stdout
 
         with quiet_stdout(2):
             return self._solve(model, settings)

@@ -11,8 +11,6 @@ same way, for versions that would print on each construction.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import time
 
 import highspy
@@ -21,45 +19,9 @@ import numpy as np
 from ..linear import LinearModel, ModelSolution
 from ..errors import SolverError
 from .base import Backend, SolverSettings, finish
+from .stdio import quiet_stdout
 
 __all__ = ["HighsBackend", "to_highs", "highs_status", "new_highs", "quiet_stdout", "progress_listener"]
-
-
-def _c_flush() -> None:
-    """Flush the C library's stdio buffers (what HiGHS writes with printf may sit there)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C runtime handle (Windows)
-        pass
-
-
-@contextlib.contextmanager
-def quiet_stdout(target: str | int = os.devnull):
-    """Point file descriptor 1 at ``target`` (a path or an open descriptor) for the block.
-
-    Works at the descriptor level, so it catches output of C++ code too. Does nothing when
-    descriptor 1 is not open.
-    """
-    try:
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):
-        pass
-    try:
-        saved = os.dup(1)
-    except OSError:
-        yield
-        return
-    fd = os.open(target, os.O_WRONLY) if isinstance(target, str) else os.dup(target)
-    try:
-        os.dup2(fd, 1)
-        yield
-    finally:
-        _c_flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(fd)
 
 
 def new_highs() -> highspy.Highs:
@@ -214,7 +176,7 @@ def _attach_progress(h: highspy.Highs, model: LinearModel) -> None:
     """Subscribe the listeners of :func:`progress_listener` to ``h``'s MIP callbacks."""
     if not _PROGRESS_LISTENERS or not model.is_mip:
         return
-    from ..result import relative_gap
+    from ..gaps import relative_gap
 
     listeners = list(_PROGRESS_LISTENERS)
     last: list = [None]

@@ -69,7 +69,8 @@ import time
 from ..errors import BackendRefused, SolverError
 from ..linear import LinearModel, ModelSolution
 from ..procs import CHILD_PREAMBLE, child_env
-from .base import Backend, SolverSettings
+from .base import Backend, SolverSettings, settle_status
+from .catalog import SOLVERS, get_solver
 
 __all__ = ["PortfolioBackend", "DEFAULT_MEMBERS", "CHILD_PRIORITY", "parse_portfolio_name", "child_startup_s",
            "discard_spares"]
@@ -112,14 +113,12 @@ class PortfolioBackend(Backend):
     def __init__(self, members: tuple[str, ...] = DEFAULT_MEMBERS, name: str | None = None,
                  substitutes: dict[str, str] | None = None,
                  child_priority: str = CHILD_PRIORITY, keep_warm: bool = True):
-        from . import BACKENDS
-
         members = tuple(members)
         if len(members) < 1 or len(set(members)) != len(members):
             raise SolverError(f"a portfolio needs distinct members, got {members!r}")
         for m in members:
-            if m not in BACKENDS or parse_portfolio_name(m) is not None:
-                known = [k for k in BACKENDS if parse_portfolio_name(k) is None]
+            if m not in SOLVERS:
+                known = list(SOLVERS)
                 raise SolverError(f"unknown portfolio member {m!r} (known: {', '.join(known)})")
         self.members = members
         self.name = name or "portfolio:" + "+".join(members)
@@ -134,31 +133,25 @@ class PortfolioBackend(Backend):
 
     def version(self) -> str:
         """The members' versions (computed once per process: SCIP's builds a model to ask)."""
-        from . import get_backend
-
         key = tuple(self.members) + tuple(sorted(self.substitutes.items()))
         if key not in _VERSIONS:
-            _VERSIONS[key] = "portfolio(" + "; ".join(f"{m}: {get_backend(m).version()}" for m in self.members) + ")"
+            _VERSIONS[key] = "portfolio(" + "; ".join(f"{m}: {get_solver(m).version()}" for m in self.members) + ")"
         return _VERSIONS[key]
 
     def solve(self, model: LinearModel, settings: SolverSettings = SolverSettings()) -> ModelSolution:
-        from .base import settle_status
-
         return settle_status(model, settings, self._solve(model, settings))  # members run in children already
 
     def _solve(self, model: LinearModel, settings: SolverSettings) -> ModelSolution:
-        from . import get_backend
-
         start, start_epoch = time.perf_counter(), time.time()  # the refusal checks below count too
         refused = {}
         racing = []
         chosen = list(self.members)
         for i, m in enumerate(chosen):
             sub = self.substitutes.get(m)
-            if sub is not None and sub not in chosen and get_backend(sub).refuses(model) is None:
+            if sub is not None and sub not in chosen and get_solver(sub).refuses(model) is None:
                 chosen[i] = sub
         for m in chosen:
-            why = get_backend(m).refuses(model)
+            why = get_solver(m).refuses(model)
             if why is None:
                 racing.append(m)
             else:
@@ -175,7 +168,7 @@ class PortfolioBackend(Backend):
         procs: dict[str, subprocess.Popen] = {}
         # the first member that can be stopped from a thread solves in this process (no start-up
         # cost); the others each in a fresh interpreter
-        local = next((m for m in racing if _stoppable(get_backend(m))), None)
+        local = next((m for m in racing if _stoppable(get_solver(m))), None)
         stop = threading.Event()
         local_thread = None
         warm: dict[str, bool] = {}
@@ -188,7 +181,7 @@ class PortfolioBackend(Backend):
                 threading.Thread(target=_talk, args=(m, procs[m], payload, answers),
                                  daemon=True).start()
             if local is not None:
-                local_thread = threading.Thread(target=_local, args=(get_backend(local), model, settings,
+                local_thread = threading.Thread(target=_local, args=(get_solver(local), model, settings,
                                                                      deadline_epoch, stop, answers),
                                                 name="optsched-portfolio-member", daemon=True)
                 local_thread.start()
@@ -429,14 +422,12 @@ def _talk(member: str, proc: subprocess.Popen, payload: bytes, answers: queue.Qu
 
 
 def _main() -> None:
-    from . import get_backend
-
     # the pickled answer goes to the original stdout; solver output (C-level included) to stderr
     answer = os.fdopen(os.dup(1), "wb")
     sys.stdout.flush()
     os.dup2(2, 1)
     member = sys.argv[1]
-    backend = get_backend(member)
+    backend = get_solver(member)
     # import the solver now: a waiting (warm) child has it loaded before its model comes
     import importlib
 

@@ -111,10 +111,10 @@ def generate(seed: int, *, stages: int = 4, microbatches: int = 8, heterogeneity
 
 
 def _partition_problem():
-    import optsched
+    from optsched.core.registry import get_problem
 
     try:
-        return optsched.get_problem("pipeline-partition")
+        return get_problem("pipeline-partition")
     except UnknownNameError:
         raise InvalidInstanceError(PROBLEM, "plan", "needs the pipeline-partition problem, which is not "
                                    "registered in this installation") from None
@@ -133,12 +133,15 @@ def from_plan(plan: str, plan_result: str) -> PipelineScheduleInstance:
 def from_profile(seed: int, profile: str, topology: str, stages: int, microbatches: int) -> PipelineScheduleInstance:
     """Plan a profile (file, or a seeded random chain when empty) on a topology preset with
     ``pipeline-partition``'s generator and default method, then schedule that plan."""
-    import optsched
+    from optsched.core.params import validate_parameters
+    from optsched.core.solving import solve
 
     partition = _partition_problem()
-    pinst = optsched.generate("pipeline-partition", seed=seed, profile=profile, topology=topology or "nvlink:4",
-                              stages=stages, microbatches=microbatches)
-    result = optsched.solve(pinst, partition.default_method)
+    options = validate_parameters(partition.name, partition.generator_options,
+                                  dict(profile=profile, topology=topology or "nvlink:4", stages=stages,
+                                       microbatches=microbatches))
+    pinst = partition.generate(seed, **options)
+    result = solve(pinst, partition.default_method)
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise InvalidInstanceError(PROBLEM, "profile", f"pipeline-partition/{result.method} found no plan "
                                    f"({result.status}: {result.reason})")

@@ -1,0 +1,71 @@
+"""JSON text and files: the canonical text that instance digests hash, the one reader of every JSON
+file (typed errors naming the file), and the size above which an instance is written compactly.
+The serialisation side of :mod:`optsched.core.instance` (which re-exports these names)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInstanceError
+
+__all__ = ["canonical_json", "load_json_file", "COMPACT_ABOVE"]
+
+
+def canonical_json(data: Any) -> str:
+    """Canonical JSON text (sorted keys, no spaces): what ``instance_sha256`` hashes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _orjson():
+    """orjson, imported with Ctrl-C held back (a SIGINT during its first import crashes the
+    interpreter; :func:`optsched.core.startup.import_deferring_sigint`), or None without it."""
+    from .startup import import_deferring_sigint
+
+    try:
+        return import_deferring_sigint("orjson")
+    except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps it optional
+        return None
+
+
+def load_json_file(path: str | Path, problem: str) -> Any:
+    """Read a JSON file, turning I/O and syntax errors into :class:`InvalidInstanceError`.
+
+    Parsed with ``orjson`` when it is installed (several times faster on large files; the same
+    values: correctly rounded floats, Python ints), else with the standard library; a file orjson
+    rejects is parsed again by the standard library, whose error message names line and column.
+    """
+    from .textfile import read_raw
+
+    raw = read_raw(path, problem)  # a device such as /dev/urandom is refused, not read without end
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not a UTF-8 text (JSON) file: "
+                                   f"undecodable byte at offset {exc.start}") from None
+    if "\x00" in text:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is a binary file (NUL byte at offset "
+                                   f"{text.index(chr(0))}), not JSON") from None
+    orjson = _orjson()
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except (orjson.JSONDecodeError, RecursionError):
+            pass   # the standard library's parser names line and column (or the nesting)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InvalidInstanceError(problem, "(file)", f"{path}: JSON nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is not valid JSON: {exc.msg} at line "
+                                   f"{exc.lineno} column {exc.colno}") from None
+
+
+#: instances whose top-level lists hold more elements than this are saved compactly
+COMPACT_ABOVE = 200_000
+
+
+def _size_hint(data: dict) -> int:
+    """Number of elements in the top-level lists of an instance's JSON data (cheap)."""
+    return sum(len(v) for v in data.values() if isinstance(v, list))
