@@ -20,7 +20,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import derive_seed
 
 __all__ = ["canonical_json", "cell_key", "cell_seed", "software_versions", "source_digest", "file_digest"]
@@ -35,7 +35,7 @@ def canonical_json(obj) -> str:
     try:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidInstanceError("repro", "cell parameters", f"must be JSON-able without NaN ({exc})",
+        raise InvalidOptionError("repro", "cell parameters", f"must be JSON-able without NaN ({exc})",
                                    obj) from None
 
 

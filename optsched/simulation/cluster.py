@@ -110,7 +110,7 @@ from heapq import heappop, heappush
 from numbers import Integral, Real
 from typing import NamedTuple
 
-from optsched.core.errors import InvalidInstanceError, OptschedError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, OptschedError
 
 __all__ = [
     "Cluster",
@@ -618,12 +618,12 @@ class Simulator:
         import numpy as np
 
         if not isinstance(cluster, Cluster):
-            raise InvalidInstanceError(_PROBLEM, "cluster", "must be a Cluster", got=cluster)
+            raise InvalidOptionError(_PROBLEM, "cluster", "must be a Cluster", got=cluster)
         if tick is not None:
             tick = _positive_finite(tick, "tick")
         restart_overhead = _nonnegative_finite(restart_overhead, "restart_overhead")
         if not _is_real(max_time) or not float(max_time) >= 0.0:
-            raise InvalidInstanceError(
+            raise InvalidOptionError(
                 _PROBLEM, "max_time", "must be a number >= 0 (inf allowed)", got=max_time
             )
         objects: list[SimJob] | None = None
