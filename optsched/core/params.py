@@ -6,7 +6,7 @@ end of a size is a bound that fits memory); :func:`validate_parameters` checks g
 against the declarations before the generator runs. ``optsched.generate(problem, seed, **params)``
 calls it, and so does ``optsched generate`` (which goes through ``optsched.generate``), so the
 Python API and the command line refuse the same values with the same message: an
-:class:`~optsched.core.errors.InvalidInstanceError` naming the field (CLI exit 2).
+:class:`~optsched.core.errors.InvalidOptionError` naming the field (CLI exit 2).
 
 The model is scikit-learn's ``_parameter_constraints`` (a type and an interval per parameter,
 validated once by the estimator's base class, not by each ``fit``).
@@ -139,7 +139,7 @@ def _type_name(opt) -> str:
 
 def validate_parameters(problem: str, declared: dict, given: dict, what: str = "generator option") -> dict:
     """``given`` checked against ``declared`` (name -> Option): an unknown name or a value of the
-    wrong type or out of its interval raises :class:`InvalidInstanceError` naming the field.
+    wrong type or out of its interval raises :class:`InvalidOptionError` naming the field.
     Returns the values as given (a list as a tuple).
 
     >>> from optsched.core.registry import Option
@@ -147,11 +147,11 @@ def validate_parameters(problem: str, declared: dict, given: dict, what: str = "
     >>> validate_parameters("demo", decl, {"jobs": 0})
     Traceback (most recent call last):
     ...
-    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be in [1, 1000] (got 0)
+    optsched.core.errors.InvalidOptionError: demo: field 'jobs': must be in [1, 1000] (got 0)
     >>> validate_parameters("demo", decl, {"jobs": 2.0})
     Traceback (most recent call last):
     ...
-    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be an integer in [1, 1000] (got 2.0)
+    optsched.core.errors.InvalidOptionError: demo: field 'jobs': must be an integer in [1, 1000] (got 2.0)
     """
     out = {}
     for key, value in given.items():

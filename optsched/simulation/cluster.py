@@ -614,7 +614,7 @@ class Simulator:
         max_time: float = math.inf,
         record_log: bool = True,
     ):
-        """Validate the run parameters and set every job pending; raises InvalidInstanceError."""
+        """Validate the run parameters and set every job pending; raises an InvalidInputError naming the field."""
         import numpy as np
 
         if not isinstance(cluster, Cluster):
