@@ -27,7 +27,7 @@ __all__ = ["canonical_json", "cell_key", "cell_seed", "software_versions", "sour
 
 
 def canonical_json(obj) -> str:
-    """The canonical JSON text of ``obj`` (raises :class:`InvalidInstanceError` if not JSON-able).
+    """The canonical JSON text of ``obj`` (raises :class:`InvalidOptionError` if not JSON-able).
 
     >>> canonical_json({"b": [1, 2.5], "a": "x"})
     '{"a":"x","b":[1,2.5]}'
@@ -36,7 +36,7 @@ def canonical_json(obj) -> str:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidOptionError("repro", "cell parameters", f"must be JSON-able without NaN ({exc})",
-                                   obj) from None
+                                 obj) from None
 
 
 @lru_cache(maxsize=1)

@@ -152,17 +152,19 @@ def _is_real(value: object) -> bool:
     return type(value) is float or (isinstance(value, Real) and not isinstance(value, bool))
 
 
-def _positive_finite(value: object, field: str) -> float:
-    """Return ``value`` as a float; InvalidInstanceError unless it is finite and > 0."""
+def _positive_finite(value: object, field: str, error: type = InvalidInstanceError) -> float:
+    """Return ``value`` as a float; ``error`` (an instance field's by default) unless it is finite
+    and > 0."""
     if not _is_real(value) or not 0.0 < float(value) < math.inf:
-        raise InvalidInstanceError(_PROBLEM, field, "must be a finite number > 0", got=value)
+        raise error(_PROBLEM, field, "must be a finite number > 0", got=value)
     return float(value)
 
 
-def _nonnegative_finite(value: object, field: str) -> float:
-    """Return ``value`` as a float; InvalidInstanceError unless it is finite and >= 0."""
+def _nonnegative_finite(value: object, field: str, error: type = InvalidInstanceError) -> float:
+    """Return ``value`` as a float; ``error`` (an instance field's by default) unless it is finite
+    and >= 0."""
     if not _is_real(value) or not 0.0 <= float(value) < math.inf:
-        raise InvalidInstanceError(_PROBLEM, field, "must be a finite number >= 0", got=value)
+        raise error(_PROBLEM, field, "must be a finite number >= 0", got=value)
     return float(value)
 
 
@@ -614,14 +616,14 @@ class Simulator:
         max_time: float = math.inf,
         record_log: bool = True,
     ):
-        """Validate the run parameters and set every job pending; raises an InvalidInputError naming the field."""
+        """Validate the run parameters (an InvalidOptionError naming a bad one) and set every job pending."""
         import numpy as np
 
         if not isinstance(cluster, Cluster):
             raise InvalidOptionError(_PROBLEM, "cluster", "must be a Cluster", got=cluster)
         if tick is not None:
-            tick = _positive_finite(tick, "tick")
-        restart_overhead = _nonnegative_finite(restart_overhead, "restart_overhead")
+            tick = _positive_finite(tick, "tick", InvalidOptionError)
+        restart_overhead = _nonnegative_finite(restart_overhead, "restart_overhead", InvalidOptionError)
         if not _is_real(max_time) or not float(max_time) >= 0.0:
             raise InvalidOptionError(
                 _PROBLEM, "max_time", "must be a number >= 0 (inf allowed)", got=max_time
