@@ -10,6 +10,7 @@ from typing import Sequence
 from ..core.errors import InvalidOptionError
 from ..core.params import check_value
 
+
 def _int_at_least(name: str, minimum: int | None, maximum: int | None = None):
     """An argparse type: an integer >= ``minimum`` (and <= ``maximum``), the error naming the
     option; out of range is an error, never clamped."""

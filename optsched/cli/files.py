@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..core.errors import InvalidInstanceError, InvalidOptionError
 
+
 def _check_output(path: str | None, problem: str) -> None:
     """Refuse an output path whose folder does not exist (before any work is done)."""
     if path in (None, "-"):

@@ -7,6 +7,7 @@ import json
 
 from .files import _importers
 
+
 def _escape(text: str) -> str:
     """Help text for argparse, which %-formats it."""
     return str(text).replace("%", "%%")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .exits import EXIT_OK
 from .helptext import _presets_text, methods_text, option_help
 
+
 def cmd_problems(args) -> int:
     import optsched
 

@@ -7,6 +7,7 @@ from .args import _coerce, _extra_options
 from .exits import EXIT_OK
 from .files import _check_output, _importers, _load_instance, _load_result, _sync_sidecar, _write
 
+
 def cmd_generate(args, extra) -> int:
     import optsched
 

@@ -16,6 +16,7 @@ from .parser import _help_hints, build_parser
 from .results import cmd_check, cmd_plot, cmd_solve
 from .tools import cmd_compare, cmd_data, cmd_models, cmd_repro
 
+
 #: verb -> command; each takes the parsed arguments (``generate`` also the problem's own options)
 COMMANDS = {
     "problems": cmd_problems, "methods": cmd_methods, "backends": cmd_backends,

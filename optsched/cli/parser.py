@@ -9,6 +9,7 @@ from ..core.params import MAX_THREADS
 from .args import _int_at_least, _nonnegative_int, _Parser, _positive_number, _positive_seconds
 from .helptext import _escape, _metavar, _presets_text, _profile_names, _wrap, imports_text, methods_text, option_help
 
+
 def _known_problem(name: str | None):
     if not name:
         return None

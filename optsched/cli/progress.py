@@ -6,6 +6,7 @@ import sys
 import threading
 import time
 
+
 class Progress:
     """Progress of a solve on stderr: elapsed time, the method's own messages and, for HiGHS MIP
     solves, incumbent, bound, gap and nodes as they improve (HiGHS callbacks). A live line on a

@@ -11,6 +11,7 @@ from .exits import EXIT_INFEASIBLE, EXIT_OK, EXIT_VIOLATION
 from .files import _check_output, _fmt, _load_instance, _load_result, _looks_like_instance, _sync_sidecar, _write
 from .progress import Progress
 
+
 def cmd_solve(args) -> int:
     import optsched
 

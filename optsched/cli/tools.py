@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..core.errors import InvalidOptionError
 
+
 def cmd_compare(args) -> int:
     from ..compare import cmd_compare as run  # the verb lives in its own module
 
