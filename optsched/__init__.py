@@ -18,7 +18,8 @@ from .core.startup import hold_sigint_for_cli as _hold_sigint_for_cli
 
 _hold_sigint_for_cli()  # the command line answers a Ctrl-C during its imports with exit 130 (cli.main)
 
-from .core.errors import Infeasible, InvalidInstanceError, OptschedError, UnknownNameError
+from .core.errors import (BackendRefused, Infeasible, InvalidInputError, InvalidInstanceError, InvalidOptionError,
+                          NotApplicable, OptschedError, UnknownNameError)
 from .core.registry import get_problem, problems as list_problems
 from .core.result import Result
 from .core.solving import solve
@@ -31,5 +32,6 @@ from . import plot  # noqa: E402  (the module is callable: optsched.plot(instanc
 
 __all__ = ["solve", "check", "generate", "load_instance", "load_result", "get_problem", "list_problems",
            "results_frame", "repro_frame", "compare", "plot", "plot_ratios",
-           "Result", "OptschedError", "InvalidInstanceError", "UnknownNameError", "Infeasible",
+           "Result", "OptschedError", "InvalidInputError", "InvalidInstanceError", "InvalidOptionError",
+           "NotApplicable", "BackendRefused", "UnknownNameError", "Infeasible",
            "__version__"]

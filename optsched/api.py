@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .core.errors import InvalidInstanceError, UnknownNameError
+from .core.errors import InvalidInstanceError, InvalidOptionError, UnknownNameError
 from .core.instance import load_json_file
 from .core.params import validate_parameters
 from .core.registry import CheckReport, get_problem
@@ -27,7 +27,7 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
     """A generated instance of ``problem``: a preset's options overlaid with ``options``."""
     prob = get_problem(problem)
     if prob.generate is None:
-        raise InvalidInstanceError(problem, "generate", "this problem has no generator")
+        raise InvalidOptionError(problem, "generate", "this problem has no generator")
     params: dict = {}
     if preset is not None:
         if preset not in prob.presets:
@@ -35,7 +35,7 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
         params.update(prob.presets[preset])
     params.update(options)
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InvalidInstanceError(problem, "seed", "must be an integer", seed)
+        raise InvalidOptionError(problem, "seed", "must be an integer", seed)
     # every parameter's declared type and interval, checked here for the API and the command line
     params = validate_parameters(problem, prob.generator_options, params)
     return prob.generate(seed, **params)

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .core.errors import InvalidInstanceError, NotApplicable
+from .core.errors import InvalidOptionError, NotApplicable
 from .core.registry import get_problem
 from .core.result import Result
 from .core.solving import solve
@@ -139,7 +139,7 @@ def _instances(items) -> list[tuple[str, Any]]:
         seen.add(key)
         out.append((str(key), inst))
     if not out:
-        raise InvalidInstanceError("compare", "instances", "no instance given")
+        raise InvalidOptionError("compare", "instances", "no instance given")
     return out
 
 
@@ -216,7 +216,7 @@ def compare(instance_or_instances: Any, methods: Sequence[str] | str | None = No
     pairs = _instances(instance_or_instances)
     problems = {inst.problem for _, inst in pairs}
     if len(problems) != 1:
-        raise InvalidInstanceError("compare", "instances", f"must be of one problem, got {sorted(problems)}")
+        raise InvalidOptionError("compare", "instances", f"must be of one problem, got {sorted(problems)}")
     problem = get_problem(problems.pop())
     if isinstance(methods, str):
         methods = [methods]
@@ -316,12 +316,12 @@ def _write_table(frame, path: str, problem: str) -> None:
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix not in (".csv", ".parquet"):
-        raise InvalidInstanceError(problem, "-o", "must end in .csv or .parquet", path)
+        raise InvalidOptionError(problem, "-o", "must end in .csv or .parquet", path)
     if suffix == ".parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise InvalidInstanceError(problem, "-o", "Parquet needs pyarrow (pip install pyarrow); use .csv",
+            raise InvalidOptionError(problem, "-o", "Parquet needs pyarrow (pip install pyarrow); use .csv",
                                        path) from None
     tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     try:
@@ -341,14 +341,14 @@ def cmd_compare(args) -> int:
     problem = get_problem(args.problem)
     out = Path(args.output)
     if out.suffix.lower() not in (".csv", ".parquet"):
-        raise InvalidInstanceError(problem.name, "-o", "must end in .csv or .parquet", args.output)
+        raise InvalidOptionError(problem.name, "-o", "must end in .csv or .parquet", args.output)
     if not out.parent.is_dir():
-        raise InvalidInstanceError(problem.name, "-o", "the folder does not exist", str(out.parent))
+        raise InvalidOptionError(problem.name, "-o", "the folder does not exist", str(out.parent))
     if out.suffix.lower() == ".parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise InvalidInstanceError(problem.name, "-o", "Parquet needs pyarrow (pip install pyarrow); use .csv",
+            raise InvalidOptionError(problem.name, "-o", "Parquet needs pyarrow (pip install pyarrow); use .csv",
                                        args.output) from None
     instances = {}
     for path in args.files:

@@ -25,7 +25,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core.errors import InvalidInstanceError
+from .core.errors import InvalidInstanceError, InvalidOptionError
 from .core.result import Result, result_row
 
 __all__ = ["results_frame", "result_row", "repro_frame"]
@@ -63,7 +63,7 @@ def repro_frame(experiment_id: str, out: str | Path = "paper_repro/results", qui
 
     path = Path(out) / ".runs" / f"{experiment_id}{'-quick' if quick else ''}.sqlite"
     if not path.is_file():
-        raise InvalidInstanceError("repro", str(path), f"no results database for {experiment_id!r} "
+        raise InvalidOptionError("repro", str(path), f"no results database for {experiment_id!r} "
                                    f"({'QUICK' if quick else 'full'} run) under {out}")
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
         cells = conn.execute("SELECT key, seed, row, wall_s, cpu_s, worker FROM cells ORDER BY rowid").fetchall()

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .core.errors import InvalidInstanceError
+from .core.errors import InvalidInstanceError, InvalidOptionError
 from .core.registry import get_problem, problems as _problems
 from .core.result import Result
 from .plotting.crosscut import plot_anytime, plot_competitive, plot_ratios
@@ -68,7 +68,7 @@ def example(problem: str) -> dict:
     """The problem's example drawing: ``{"seed", "preset", "method"}`` from its ``plot.EXAMPLE``."""
     module = plot_module(problem)
     if module is None:
-        raise InvalidInstanceError(problem, "plot", "no picture for this problem")
+        raise InvalidOptionError(problem, "plot", "no picture for this problem")
     return {"seed": 1, "preset": "tiny", **getattr(module, "EXAMPLE", {})}
 
 
@@ -81,7 +81,7 @@ def savefig(fig, path: str | Path, *, style: dict | None = None) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
-        raise InvalidInstanceError("plot", "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+        raise InvalidOptionError("plot", "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
     metadata = {".svg": {"Date": None, "Creator": None},
                 ".pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
                 ".png": {"Software": None}}[suffix]
@@ -105,7 +105,7 @@ def save_figure(out, name: str, fig, *, caption: str, vector: tuple[str, ...] = 
     base = Path(out.out_dir) / f"{out.experiment.id}_{name}"
     for suffix in vector:
         if suffix not in (".svg", ".pdf"):
-            raise InvalidInstanceError("repro", "figure", "vector formats are .svg and .pdf", suffix)
+            raise InvalidOptionError("repro", "figure", "vector formats are .svg and .pdf", suffix)
         path = base.with_suffix(suffix)
         metadata = {"Date": None} if suffix == ".svg" else {"CreationDate": None, "ModDate": None}
         with matplotlib.rc_context({"svg.hashsalt": "optsched", "svg.fonttype": "none"}):
@@ -128,13 +128,13 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
     problem = instance.problem
     module = plot_module(problem)
     if module is None:
-        raise InvalidInstanceError(problem, "plot", f"no picture for this problem (pictures: {', '.join(pictures())})")
+        raise InvalidOptionError(problem, "plot", f"no picture for this problem (pictures: {', '.join(pictures())})")
     if result.problem != problem:
         raise InvalidInstanceError(problem, "result", f"is a result of {result.problem!r}")
     if result.solution is None:
         raise InvalidInstanceError(problem, "result", f"has no solution to draw (status {result.status})")
     if path is not None and Path(path).suffix.lower() not in FORMATS:
-        raise InvalidInstanceError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+        raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
     with style_context(style):
         fig = module.draw(instance, result)
     if not hasattr(fig, "optsched"):

@@ -69,7 +69,7 @@ def test_bad_solver_limits(files, flag, value):
 def test_bad_limits_through_the_api():
     inst = optsched.get_problem("mknap").tiny_instances(0)
     for kw in ({"threads": 0}, {"node_limit": -1}):
-        with pytest.raises(optsched.InvalidInstanceError, match=next(iter(kw))):
+        with pytest.raises(optsched.InvalidOptionError, match=next(iter(kw))):
             optsched.solve(inst, "milp", **kw)
 
 

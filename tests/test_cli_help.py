@@ -11,7 +11,7 @@ import pytest
 
 import optsched
 from optsched.cli import _metavar, build_parser, main, option_help
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Method, Option
 from optsched.workloads.profiles import known_profiles, load_profile, resolve_profile
 
@@ -97,7 +97,7 @@ def test_declared_choices_are_enforced():
     meth = Method(problem="p", name="m", kind="heuristic", fidelity="ours", run=lambda i, c: None, summary="",
                   options={"mode": Option(str, "a", "the mode", choices=("a", "b"))})
     assert meth.resolve_options({"mode": "b"}) == {"mode": "b"}
-    with pytest.raises(InvalidInstanceError, match="one of a, b"):
+    with pytest.raises(InvalidOptionError, match="one of a, b"):
         meth.resolve_options({"mode": "c"})
 
 
@@ -139,7 +139,7 @@ def test_profile_names_from_models(capsys, tmp_path):
 
 
 def test_unknown_profile_name_is_a_typed_error_listing_names(capsys):
-    with pytest.raises(InvalidInstanceError, match="known: .*bert-large"):
+    with pytest.raises(InvalidOptionError, match="known: .*bert-large"):
         resolve_profile("no-such-model")
     code = main(["generate", "pipeline-partition", "--profile", "no-such-model"])
     err = capsys.readouterr()[1]
@@ -152,7 +152,7 @@ def test_profile_names_from_the_data_directory(monkeypatch):
     require_data("profiles/pipedream/gnmt.graph.txt")
     assert load_profile("gnmt").batch_size == 64 and load_profile("pipedream/gnmt").name == "gnmt"
     # vgg16 is both an analytic model and a PipeDream profile: it must be qualified
-    with pytest.raises(InvalidInstanceError, match="models/vgg16, pipedream/vgg16"):
+    with pytest.raises(InvalidOptionError, match="models/vgg16, pipedream/vgg16"):
         resolve_profile("vgg16")
     assert load_profile("pipedream/vgg16").batch_size == 128
 

@@ -3,23 +3,21 @@
 Each promise is its own named test case (``mknap/greedy::checker_agrees``), in the style of
 scikit-learn's ``parametrize_with_checks``: one failure never hides another, and a check that
 cannot run is reported as skipped with its reason, never as passed. A new method gets all of
-these by being registered (see :mod:`optsched.core.conformance`)."""
+these by being registered (see :mod:`optsched.core.conformance`). The ids come from
+:func:`~optsched.core.conformance.battery_cases`, the same as ``run_battery``'s, and each test runs
+its check alone: any exception (an assertion, or a crash of the method, the checker or the
+generator) fails that one test, naming problem, method and check."""
 
 from __future__ import annotations
 
 import pytest
 
 import optsched
-from optsched.core.conformance import CheckSkipped, Harness, method_checks, problem_checks
+from optsched.core.conformance import CheckSkipped, Harness, battery_cases
 
 PROBLEMS = [p for p in optsched.list_problems().values() if p.tiny_instances is not None]
 
-CASES = []
-for _p in PROBLEMS:
-    CASES += [pytest.param(_p.name, None, name, id=f"{_p.name}::{name}") for name, _ in problem_checks(_p)]
-    for _m in _p.methods.values():
-        CASES += [pytest.param(_p.name, _m.name, name, id=f"{_p.name}/{_m.name}::{name}")
-                  for name, _ in method_checks(_p, _m)]
+CASES = [pytest.param(_p.name, cid, id=cid) for _p in PROBLEMS for cid, _ in battery_cases(_p)]
 
 _HARNESSES: dict[str, Harness] = {}
 
@@ -31,15 +29,12 @@ def _harness(problem) -> Harness:
     return _HARNESSES[problem.name]
 
 
-@pytest.mark.parametrize("problem_name,method_name,check", CASES)
-def test_conformance(problem_name, method_name, check):
+@pytest.mark.parametrize("problem_name,check_id", CASES)
+def test_conformance(problem_name, check_id):
     problem = optsched.get_problem(problem_name)
-    if method_name is None:
-        checks = dict(problem_checks(problem))
-    else:
-        checks = dict(method_checks(problem, problem.methods[method_name]))
+    check = dict(battery_cases(problem))[check_id]
     try:
-        checks[check](_harness(problem))
+        check(_harness(problem))
     except CheckSkipped as exc:
         pytest.skip(str(exc))
 

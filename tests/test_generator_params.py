@@ -3,7 +3,7 @@
 Every generator option of every problem declares its type and, for numbers, a finite interval
 (``optsched.core.params``); ``optsched.generate`` and ``optsched generate`` check them in one place.
 Each option is fed the usual bad values through both entry points: the answer is an instance or
-an ``InvalidInstanceError`` (exit 2, one line on stderr) naming the field, the same verdict from
+an ``InvalidOptionError`` (exit 2, one line on stderr) naming the field, the same verdict from
 both, never another exception and never a hang.
 """
 
@@ -19,7 +19,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInputError, InvalidOptionError
 from optsched.core.params import Interval, check_value, validate_parameters
 from optsched.core.registry import Option
 
@@ -86,11 +86,13 @@ def test_bad_values_through_the_api_and_the_cli_agree(name, tmp_path, capsys):
                 with hang_guard():  # one guard per call: the alarm fires once
                     optsched.generate(name, seed=0, **base, **{key: value})
                 api = "ok"
-            except InvalidInstanceError as exc:
+            except InvalidInputError as exc:
                 api = "invalid"
                 if "\n" in str(exc) or (not _valid(opt, value) and exc.field != key
                                         and not exc.field.startswith(key + "[")):
                     wrong.append(f"API {key}={value!r}: {exc}")
+                elif not _valid(opt, value) and not isinstance(exc, InvalidOptionError):
+                    wrong.append(f"API {key}={value!r}: a {type(exc).__name__}, not an InvalidOptionError")
             except TimeoutError as exc:  # a hang: no point waiting for the others
                 pytest.fail(f"API {key}={value!r}: {exc}")
             except Exception as exc:  # noqa: BLE001 (the finding this test reports)
@@ -125,7 +127,7 @@ def _valid(opt, value) -> bool:
     reasons that involve other options)."""
     try:
         check_value("p", "f", opt, value)
-    except InvalidInstanceError:
+    except InvalidOptionError:
         return False
     return True
 
@@ -133,13 +135,13 @@ def _valid(opt, value) -> bool:
 def test_a_float_where_an_int_is_declared_is_refused_naming_the_field():
     decl = {"jobs": Option(int, 4, "jobs", bounds=Interval(1, 10))}
     for bad in (2.0, 2.5, "2", True, None, [2]):
-        with pytest.raises(InvalidInstanceError) as err:
+        with pytest.raises(InvalidOptionError) as err:
             validate_parameters("demo", decl, {"jobs": bad})
         assert err.value.field == "jobs"
     assert validate_parameters("demo", decl, {"jobs": 10}) == {"jobs": 10}
-    with pytest.raises(InvalidInstanceError, match=r"must be in \[1, 10\]"):
+    with pytest.raises(InvalidOptionError, match=r"must be in \[1, 10\]"):
         validate_parameters("demo", decl, {"jobs": 11})
-    with pytest.raises(InvalidInstanceError, match="unknown generator option"):
+    with pytest.raises(InvalidOptionError, match="unknown generator option"):
         validate_parameters("demo", decl, {"job": 1})
 
 
@@ -151,11 +153,11 @@ def test_interval_ends():
         Interval(0, math.inf)
     opt = Option(float, 1.0, "x", bounds=Interval(0, 1e3))
     assert check_value("p", "x", opt, 3) == 3  # accepted as given
-    with pytest.raises(InvalidInstanceError, match="finite"):
+    with pytest.raises(InvalidOptionError, match="finite"):
         check_value("p", "x", opt, math.nan)
 
 
 def test_the_api_refuses_a_non_integer_seed():
-    with pytest.raises(InvalidInstanceError, match="seed"):
+    with pytest.raises(InvalidOptionError, match="seed"):
         optsched.generate("mknap", seed=1.5, preset="tiny")
     assert json.loads(optsched.generate("mknap", seed=1, preset="tiny").dumps())["problem"] == "mknap"

@@ -10,7 +10,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.params import MAX_THREADS
 
 
@@ -44,7 +44,7 @@ def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
                                            ("time_limit", math.inf), ("time_limit", 0), ("time_limit", "5")])
 def test_the_api_refuses_the_same_settings(setting, value):
     inst = optsched.generate("mknap", seed=0, preset="tiny")
-    with pytest.raises(InvalidInstanceError) as err:
+    with pytest.raises(InvalidOptionError) as err:
         optsched.solve(inst, "milp", **{setting: value})
     assert err.value.field == setting
 

@@ -26,7 +26,8 @@ Method checks:
 * ``guarantee_holds``: a registered multiplicative or additive guarantee holds where ``applies``
   says it applies (probabilistic guarantees are checked by their binomial property tests);
 * ``deterministic``: the same seed gives the same solution;
-* ``typed_errors``: an unknown method option raises :class:`InvalidInstanceError` naming it;
+* ``typed_errors``: an unknown method option raises :class:`InvalidOptionError` naming it (not
+  another kind of invalid input: the caller must be able to tell a bad option from a bad file);
 * ``time_limit_honesty`` (exact and bound methods, once per back-end for those that use one): with a
   budget too small to finish, the status is never ``optimal``, the method does not fail, the
   record names the back-end that was asked for, and no objective is better than its bound.
@@ -43,12 +44,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .errors import BackendRefused, InvalidInstanceError, NotApplicable
+from .errors import BackendRefused, InvalidInputError, InvalidInstanceError, InvalidOptionError, NotApplicable
 from .registry import Method, Problem
 from .result import STATUSES, Result
 from .solving import objective_tolerance, solve
 
-__all__ = ["Harness", "CheckSkipped", "problem_checks", "method_checks", "run_battery",
+__all__ = ["Harness", "CheckSkipped", "problem_checks", "method_checks", "battery_cases", "run_check", "run_battery",
            "check_method", "check_instance_io", "exact_reference", "reference_method_for",
            "TIME_LIMIT_PROBE_S"]
 
@@ -62,10 +63,7 @@ class CheckSkipped(Exception):
 
 def reference_method_for(problem: Problem, instance: Any) -> Method | None:
     """The problem's reference method if it is registered and applies to ``instance``."""
-    names = problem.reference_method
-    if names is None:
-        return None
-    for name in (names,) if isinstance(names, str) else tuple(names):
+    for name in problem.reference_methods:
         meth = problem.methods.get(name)
         if meth is not None and meth.kind in ("exact", "bound") and meth.applicable(instance)[0]:
             return meth
@@ -141,7 +139,9 @@ def check_invalid_instance_errors(h: Harness) -> None:
                           (dict(data, format_version=data["format_version"] + 100), "format_version")):
         try:
             p.instance_type.from_json(variant)
-        except InvalidInstanceError as exc:
+        except InvalidInputError as exc:
+            assert isinstance(exc, InvalidInstanceError), (
+                f"{p.name}: a bad {name!r} raised {type(exc).__name__}, not InvalidInstanceError")
             assert exc.field == name, f"{p.name}: the error names {exc.field!r}, not {name!r}"
         else:
             raise AssertionError(f"{p.name}: an instance with a bad {name!r} was accepted")
@@ -151,8 +151,7 @@ def check_reference_method(h: Harness) -> None:
     p = h.problem
     if p.reference_method is None:
         raise CheckSkipped(f"{p.name} declares no reference method: comparisons with OPT cannot run")
-    names = (p.reference_method,) if isinstance(p.reference_method, str) else tuple(p.reference_method)
-    for name in names:
+    for name in p.reference_methods:
         assert name in p.methods, f"{p.name}: reference method {name!r} is not registered"
         assert p.methods[name].kind in ("exact", "bound"), (
             f"{p.name}: reference method {name!r} has kind {p.methods[name].kind!r}, not exact or bound")
@@ -305,7 +304,9 @@ def check_typed_errors(h: Harness, m: Method) -> None:
     seed = h.applicable_seeds(m)[0]
     try:
         solve(h.instance(seed), m.name, options={"no_such_option": 1})
-    except InvalidInstanceError as exc:
+    except InvalidInputError as exc:
+        assert isinstance(exc, InvalidOptionError), (
+            f"{h.problem.name}/{m.name}: an unknown option raised {type(exc).__name__}, not InvalidOptionError")
         assert "no_such_option" in exc.field, f"{h.problem.name}/{m.name}: the error names {exc.field!r}"
     else:
         raise AssertionError(f"{h.problem.name}/{m.name}: an unknown option was accepted")
@@ -368,24 +369,39 @@ def method_checks(problem: Problem, method: Method,
     return out
 
 
-def run_battery(problem: Problem, seeds: tuple[int, ...] = (0, 1, 2, 3)) -> dict[str, str]:
-    """Run every check of ``problem`` and its methods; ``{check id: "passed" | "skipped: why" |
-    "failed: message"}`` (for a problem registered outside the test suite, e.g. while writing it)."""
-    h = Harness(problem, seeds)
-    outcome: dict[str, str] = {}
+def battery_cases(problem: Problem, backends: tuple[str, ...] | None = None
+                  ) -> list[tuple[str, Callable[[Harness], None]]]:
+    """Every check of ``problem`` and of its methods, as ``(check id, check)`` pairs; the id names
+    the problem, the method (if any) and the check: ``mknap::instance_round_trip``,
+    ``mknap/greedy::checker_agrees``, ``mknap/milp::time_limit_honesty[highs]``."""
     cases = [(f"{problem.name}::{n}", f) for n, f in problem_checks(problem)]
     for m in problem.methods.values():
-        cases += [(f"{problem.name}/{m.name}::{n}", f) for n, f in method_checks(problem, m)]
-    for cid, f in cases:
-        try:
-            f(h)
-        except CheckSkipped as exc:
-            outcome[cid] = f"skipped: {exc}"
-        except AssertionError as exc:
-            outcome[cid] = f"failed: {exc}"
-        else:
-            outcome[cid] = "passed"
-    return outcome
+        cases += [(f"{problem.name}/{m.name}::{n}", f) for n, f in method_checks(problem, m, backends)]
+    return cases
+
+
+def run_check(check: Callable[[Harness], None], harness: Harness) -> str:
+    """One check's outcome: ``"passed"``, ``"skipped: why"`` or ``"failed: message"``. Any
+    exception is a failure of this check alone (named with its type when it is not an assertion),
+    never the end of the battery; only an interrupt (Ctrl-C) stops it."""
+    try:
+        check(harness)
+    except CheckSkipped as exc:
+        return f"skipped: {exc}"
+    except AssertionError as exc:
+        return f"failed: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a crashing method or checker is this check's failure
+        return f"failed: {type(exc).__name__}: {exc}"
+    return "passed"
+
+
+def run_battery(problem: Problem, seeds: tuple[int, ...] = (0, 1, 2, 3)) -> dict[str, str]:
+    """Run every check of ``problem`` and its methods; ``{check id: "passed" | "skipped: why" |
+    "failed: message"}`` (for a problem registered outside the test suite, e.g. while writing it).
+    Every check is reported: one that raises (an assertion, or any other exception from the
+    method, the checker or the generator) fails alone and the others still run."""
+    h = Harness(problem, seeds)
+    return {cid: run_check(f, h) for cid, f in battery_cases(problem)}
 
 
 def check_method(problem: Problem, method: Method, instance: Any, reference: Result | None = None,

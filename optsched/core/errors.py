@@ -1,22 +1,49 @@
-"""Typed errors shared by every problem.
+"""Typed errors shared by every problem: one class per meaning.
 
-The contract (spec README, "Errors and statuses"):
+The contract (``docs/cli.md``, "Exit statuses", is the one table of exit codes):
 
-* statically invalid input -> :class:`InvalidInstanceError` naming the problem, the field and the
-  rule; the CLI prints one line and exits with status 2;
+* :class:`InvalidInputError` (exit 2) is the common base of everything the *caller* must change,
+  always naming the problem (or ``cli``), the field and the rule in one line. Its kinds say what
+  to change:
+
+  - :class:`InvalidInstanceError`: the instance or the file is wrong (malformed JSON, unknown
+    field, negative size, wrong format version, a malformed line of an imported trace);
+  - :class:`InvalidOptionError`: an option, a parameter or a setting is wrong (a generator
+    option, a method option, ``time_limit``/``threads``/``node_limit``, a command-line argument);
+    :class:`UnknownNameError` (an unknown problem, method, back-end, preset or format) is one;
+  - :class:`NotApplicable`: the input is valid, but this method cannot produce a solution of it
+    (pick another method);
+  - :class:`BackendRefused`: the input is valid, but this back-end refuses the model it would
+    have to solve (pick another back-end);
+
 * a valid instance without a feasible solution is *not* an error: methods raise
   :class:`Infeasible` internally and :func:`optsched.solve` turns it into a result with
-  ``status = "infeasible"`` and the reason (CLI exit status 3).
+  ``status = "infeasible"`` and the reason (CLI exit status 3);
+* a limit reached is *not* an error either: :class:`TimeLimitReached` is how a method's loop
+  stops at its budget, and :func:`optsched.solve` turns it into a result with
+  ``status = "time_limit"`` (its incumbent if it carried one, else no solution; exit 0);
+  back-ends report ``time_limit``, ``node_limit`` and ``gap_limit`` as statuses. So no exception
+  "a limit was reached with nothing to return" ever reaches a caller of :func:`optsched.solve`:
+  a limit with nothing to return is a ``time_limit`` (or ``node_limit``) result without a
+  solution;
+* :class:`SolverError` (exit 1): a back-end failed.
+
+Catch :class:`InvalidInputError` for "any invalid input"; ``except ValueError`` still catches
+every kind of it (and ``except KeyError`` an unknown name), as it always did.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "OptschedError",
+    "InvalidInputError",
     "InvalidInstanceError",
+    "InvalidOptionError",
     "NotApplicable",
+    "BackendRefused",
     "UnknownNameError",
     "Infeasible",
+    "TimeLimitReached",
     "SolverError",
 ]
 
@@ -27,10 +54,12 @@ class OptschedError(Exception):
     exit_status = 1
 
 
-class InvalidInstanceError(OptschedError, ValueError):
-    """Statically invalid input: malformed file, unknown field, negative size, wrong version.
+class InvalidInputError(OptschedError, ValueError):
+    """Invalid input (CLI exit status 2, one line, no traceback): the common base of
+    :class:`InvalidInstanceError`, :class:`InvalidOptionError`, :class:`NotApplicable` and
+    :class:`BackendRefused`. The message names the problem, the field and the rule.
 
-    >>> e = InvalidInstanceError("mknap", "weights[0][3]", "must be >= 0", got=-2)
+    >>> e = InvalidInputError("mknap", "weights[0][3]", "must be >= 0", got=-2)
     >>> str(e)
     "mknap: field 'weights[0][3]': must be >= 0 (got -2)"
     """
@@ -51,7 +80,27 @@ class InvalidInstanceError(OptschedError, ValueError):
         super().__init__(msg)
 
 
-class NotApplicable(InvalidInstanceError):
+class InvalidInstanceError(InvalidInputError):
+    """The instance or the file is wrong: malformed file, unknown field, negative size, wrong
+    version, a malformed line of an imported trace (exit status 2).
+
+    >>> e = InvalidInstanceError("mknap", "weights[0][3]", "must be >= 0", got=-2)
+    >>> str(e)
+    "mknap: field 'weights[0][3]': must be >= 0 (got -2)"
+    """
+
+
+class InvalidOptionError(InvalidInputError):
+    """An option, parameter or setting is wrong: a generator option (an option of ``generate``,
+    ``optsched/core/params.py``), a method option, a solver setting (``time_limit``, ``threads``,
+    ``node_limit``, ``mip_rel_gap``), a command-line argument (exit status 2).
+
+    >>> str(InvalidOptionError("mknap", "items", "must be in [1, 100000]", got=0))
+    "mknap: field 'items': must be in [1, 100000] (got 0)"
+    """
+
+
+class NotApplicable(InvalidInputError):
     """A method cannot produce a solution of this (valid, possibly feasible) instance, e.g. a
     published schedule that needs more microbatches in flight than the instance's cap allows: not
     a verdict on the instance (another method may solve it), so CLI exit status 2, not 3.
@@ -65,14 +114,35 @@ class NotApplicable(InvalidInstanceError):
         super().__init__(problem, "(method)", f"method {method!r} does not apply to this instance: {reason}")
 
 
-class UnknownNameError(OptschedError, KeyError):
-    """An unknown problem, method, back-end, preset or format name (CLI exit status 2)."""
+class BackendRefused(InvalidInputError):
+    """A solver back-end refuses a model it cannot solve exactly (CLI exit status 2), naming why:
+    e.g. CP-SAT and a continuous column, or a coefficient that has no exact integer scaling.
 
-    exit_status = 2
+    Raised before the solver runs, never after a partial answer; a refusal is not a verdict on the
+    instance (another back-end may solve it).
+
+    >>> str(BackendRefused("cpsat", "mknap-milp", "column 3 is continuous"))
+    "mknap-milp: field 'backend': cpsat refuses this model: column 3 is continuous"
+    """
+
+    def __init__(self, backend: str, model: str, reason: str):
+        self.backend, self.reason = backend, reason
+        super().__init__(model, "backend", f"{backend} refuses this model: {reason}")
+
+
+class UnknownNameError(InvalidOptionError, KeyError):
+    """An unknown problem, method, back-end, preset or format name (CLI exit status 2): an
+    option naming something that does not exist.
+
+    >>> str(UnknownNameError("method", "gredy", ["greedy", "milp"]))
+    "unknown method 'gredy'; known: greedy, milp"
+    """
 
     def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...]):
         self.kind, self.name, self.known = kind, name, tuple(known)
-        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
+        self.problem, self.field, self.got = "", kind, name
+        self.rule = f"unknown; known: {', '.join(sorted(self.known)) or '(none)'}"
+        Exception.__init__(self, f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.args[0]
@@ -91,26 +161,24 @@ class Infeasible(OptschedError):
         super().__init__(reason)
 
 
+class TimeLimitReached(Exception):
+    """Raised by :meth:`~optsched.core.solving.SolveContext.check_time` when the method's budget is
+    spent: control flow, not an error (it is deliberately no :class:`OptschedError`, so a method's
+    ``except OptschedError`` never swallows it).
+
+    A method may catch it to return its incumbent; uncaught, :func:`optsched.solve` turns it into
+    a result with ``status = "time_limit"`` and no solution (or the incumbent given as
+    ``incumbent``), which is a success (exit status 0, its bound and gap say how good it is).
+    """
+
+    exit_status = 0
+
+    def __init__(self, message: str = "time limit reached", incumbent=None):
+        super().__init__(message)
+        self.incumbent = incumbent
+
+
 class SolverError(OptschedError):
     """A back-end failed (not installed, crashed, returned an unusable status)."""
 
     exit_status = 1
-
-
-class BackendRefused(InvalidInstanceError):
-    """A solver back-end refuses a model it cannot solve exactly (CLI exit status 2), naming why:
-    e.g. CP-SAT and a continuous column, or a coefficient that has no exact integer scaling.
-
-    Raised before the solver runs, never after a partial answer; a refusal is not a verdict on the
-    instance (another back-end may solve it).
-
-    >>> str(BackendRefused("cpsat", "mknap-milp", "column 3 is continuous"))
-    "mknap-milp: field 'backend': cpsat refuses this model: column 3 is continuous"
-    """
-
-    def __init__(self, backend: str, model: str, reason: str):
-        self.backend, self.reason = backend, reason
-        super().__init__(model, "backend", f"{backend} refuses this model: {reason}")
-
-
-__all__.append("BackendRefused")

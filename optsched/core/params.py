@@ -6,7 +6,7 @@ end of a size is a bound that fits memory); :func:`validate_parameters` checks g
 against the declarations before the generator runs. ``optsched.generate(problem, seed, **params)``
 calls it, and so does ``optsched generate`` (which goes through ``optsched.generate``), so the
 Python API and the command line refuse the same values with the same message: an
-:class:`~optsched.core.errors.InvalidInstanceError` naming the field (CLI exit 2).
+:class:`~optsched.core.errors.InvalidOptionError` naming the field (CLI exit 2).
 
 The model is scikit-learn's ``_parameter_constraints`` (a type and an interval per parameter,
 validated once by the estimator's base class, not by each ``fit``).
@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidInstanceError
+from .errors import InvalidInstanceError, InvalidOptionError
 
 __all__ = ["Interval", "validate_parameters", "check_value", "MAX_THREADS"]
 
@@ -82,37 +82,37 @@ def check_value(problem: str, field: str, opt, value: Any) -> Any:
     if value is None:
         if opt.nullable:
             return None
-        raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}, not null")
+        raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}, not null")
     if want is int:
         if not _is_int(value):
-            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+            raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}", value)
     elif want is float:
         if not _is_real(value):
-            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+            raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}", value)
         if not math.isfinite(value):
-            raise InvalidInstanceError(problem, field, "must be a finite number", value)
+            raise InvalidOptionError(problem, field, "must be a finite number", value)
     elif want is bool:
         if not isinstance(value, bool):
-            raise InvalidInstanceError(problem, field, "must be true or false", value)
+            raise InvalidOptionError(problem, field, "must be true or false", value)
     elif want is str:
         if not isinstance(value, str):
-            raise InvalidInstanceError(problem, field, "must be a string", value)
+            raise InvalidOptionError(problem, field, "must be a string", value)
     elif want is tuple:
         if not isinstance(value, (list, tuple)):
-            raise InvalidInstanceError(problem, field, f"must be {_type_name(opt)}", value)
+            raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}", value)
         if opt.items is not None:
             if not value:
-                raise InvalidInstanceError(problem, field, "must list at least one value", value)
+                raise InvalidOptionError(problem, field, "must list at least one value", value)
             for i, item in enumerate(value):
                 check_value(problem, f"{field}[{i}]", _ItemOption(opt.item_type, opt.items), item)
         value = tuple(value)
     elif not isinstance(value, want):
-        raise InvalidInstanceError(problem, field, f"must be {want.__name__}", value)
+        raise InvalidOptionError(problem, field, f"must be {want.__name__}", value)
     if opt.bounds is not None and not opt.bounds.contains(value):
-        raise InvalidInstanceError(problem, field, f"must be in {opt.bounds}", value)
+        raise InvalidOptionError(problem, field, f"must be in {opt.bounds}", value)
     allowed = opt.allowed() if want is not bool and hasattr(opt, "allowed") else tuple(opt.choices)
     if allowed and value not in allowed:  # declared choices, or the alternatives the help lists
-        raise InvalidInstanceError(problem, field, "must be one of " + ", ".join(map(str, allowed)), value)
+        raise InvalidOptionError(problem, field, "must be one of " + ", ".join(map(str, allowed)), value)
     return value
 
 
@@ -139,7 +139,7 @@ def _type_name(opt) -> str:
 
 def validate_parameters(problem: str, declared: dict, given: dict, what: str = "generator option") -> dict:
     """``given`` checked against ``declared`` (name -> Option): an unknown name or a value of the
-    wrong type or out of its interval raises :class:`InvalidInstanceError` naming the field.
+    wrong type or out of its interval raises :class:`InvalidOptionError` naming the field.
     Returns the values as given (a list as a tuple).
 
     >>> from optsched.core.registry import Option
@@ -147,15 +147,15 @@ def validate_parameters(problem: str, declared: dict, given: dict, what: str = "
     >>> validate_parameters("demo", decl, {"jobs": 0})
     Traceback (most recent call last):
     ...
-    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be in [1, 1000] (got 0)
+    optsched.core.errors.InvalidOptionError: demo: field 'jobs': must be in [1, 1000] (got 0)
     >>> validate_parameters("demo", decl, {"jobs": 2.0})
     Traceback (most recent call last):
     ...
-    optsched.core.errors.InvalidInstanceError: demo: field 'jobs': must be an integer in [1, 1000] (got 2.0)
+    optsched.core.errors.InvalidOptionError: demo: field 'jobs': must be an integer in [1, 1000] (got 2.0)
     """
     out = {}
     for key, value in given.items():
         if key not in declared:
-            raise InvalidInstanceError(problem, key, f"unknown {what} (known: {', '.join(declared) or 'none'})")
+            raise InvalidOptionError(problem, key, f"unknown {what} (known: {', '.join(declared) or 'none'})")
         out[key] = check_value(problem, key, declared[key], value)
     return out

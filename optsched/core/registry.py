@@ -58,9 +58,17 @@ def size_limit(measure: Callable[[Any], float], limit: float, what: str,
 class Guarantee:
     """A theorem about a method, checked by the conformance and property tests.
 
-    * ``form = "multiplicative"``: with ``sense = "<="``, ALG <= value * REF; with ``">="``,
-      ALG >= REF / value (value >= 1 in both).
-    * ``form = "additive"``: ALG <= REF + value, or ALG >= REF - value.
+    The deterministic forms are one affine bound, ratio x REF + additive term [ours: the record;
+    each theorem carries its own source]:
+
+    * ``form = "affine"``: with ``sense = "<="`` (minimization), ALG <= value * REF + additive;
+      with ``">="`` (maximization), ALG >= REF / value - additive (value >= 1, additive >= 0,
+      both functions of the instance). Declare a bound affine when the theorem *is* affine (e.g.
+      a ratio plus a constant); do not fold the constant into the ratio.
+    * ``form = "multiplicative"``: the affine form with additive term 0: ALG <= value * REF, or
+      ALG >= REF / value;
+    * ``form = "additive"``: the affine form with ratio 1 (``value`` is the additive term):
+      ALG <= REF + value, or ALG >= REF - value;
     * ``form = "probabilistic"``: the event ``event(instance, result)`` holds with probability at
       least ``probability(instance)`` over the method's randomness (tested by a one-sided binomial
       test).
@@ -69,9 +77,17 @@ class Guarantee:
     computed by ``reference_value(instance)``, e.g. an LP value). ``applies(instance)`` returns
     ``(bool, reason)``: the theorem's conditions. ``source`` is ``paper``, ``ours`` or
     ``classical``; ``proof`` names where the proof is written.
+
+    >>> g = Guarantee("affine", "<=", lambda i: 2.0, "OPT", "ALG <= 2 OPT + 3", "ours", "x",
+    ...               additive=lambda i: 3.0)
+    >>> g.threshold(None, 10.0), g.ratio(None), g.additive_term(None)
+    (23.0, 2.0, 3.0)
+    >>> Guarantee("affine", ">=", lambda i: 2.0, "OPT", "ALG >= OPT / 2 - 1", "ours", "x",
+    ...           additive=lambda i: 1.0).threshold(None, 10.0)
+    4.0
     """
 
-    form: Literal["multiplicative", "additive", "probabilistic"]
+    form: Literal["affine", "multiplicative", "additive", "probabilistic"]
     sense: Literal["<=", ">="]
     value: Callable[[Any], float]
     reference: Literal["OPT", "upper_bound", "lower_bound"]
@@ -82,15 +98,40 @@ class Guarantee:
     probability: Callable[[Any], float] | None = None
     event: Callable[[Any, Any], bool] | None = None
     reference_value: Callable[[Any], float] | None = None
+    #: the additive term of an ``affine`` guarantee (a function of the instance; None: 0)
+    additive: Callable[[Any], float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.additive is not None and self.form != "affine":
+            raise ValueError(f"an additive term belongs to form 'affine', not {self.form!r}")
+
+    def ratio(self, instance) -> float:
+        """The multiplicative part of the bound (1 for an ``additive`` guarantee)."""
+        if self.form == "probabilistic":
+            raise ValueError("probabilistic guarantees have no ratio")
+        return 1.0 if self.form == "additive" else float(self.value(instance))
+
+    def additive_term(self, instance) -> float:
+        """The additive part of the bound (0 for a ``multiplicative`` guarantee)."""
+        if self.form == "probabilistic":
+            raise ValueError("probabilistic guarantees have no additive term")
+        if self.form == "additive":
+            return float(self.value(instance))
+        if self.form == "affine" and self.additive is not None:
+            return float(self.additive(instance))
+        return 0.0
 
     def threshold(self, instance, reference: float) -> float:
-        """The value ALG must be on the right side of, given REF."""
-        v = self.value(instance)
+        """The value ALG must be on the right side of, given REF: ratio x REF + additive term
+        (``<=``), or REF / ratio - additive term (``>=``)."""
+        if self.form == "probabilistic":
+            raise ValueError("probabilistic guarantees have no threshold")
+        ratio, extra = self.ratio(instance), self.additive_term(instance)
+        if self.form == "additive":  # no multiplication by 1: the same float as REF + value
+            return reference + extra if self.sense == "<=" else reference - extra
         if self.form == "multiplicative":
-            return v * reference if self.sense == "<=" else reference / v
-        if self.form == "additive":
-            return reference + v if self.sense == "<=" else reference - v
-        raise ValueError("probabilistic guarantees have no threshold")
+            return ratio * reference if self.sense == "<=" else reference / ratio
+        return ratio * reference + extra if self.sense == "<=" else reference / ratio - extra
 
     def holds(self, instance, alg: float, reference: float, rel_tol: float = 1e-7) -> bool:
         """Whether ALG satisfies the guarantee against REF, up to ``rel_tol`` of float noise."""
@@ -197,12 +238,12 @@ class Method:
 
     def resolve_options(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown names and wrong types are errors (exit 2)."""
-        from .errors import InvalidInstanceError
+        from .errors import InvalidOptionError
 
         out = {k: o.default for k, o in self.options.items()}
         for k, v in (given or {}).items():
             if k not in self.options:
-                raise InvalidInstanceError(self.problem, f"option {k}", f"unknown option of method "
+                raise InvalidOptionError(self.problem, f"option {k}", f"unknown option of method "
                                            f"{self.name!r} (known: {', '.join(self.options) or 'none'})")
             want = self.options[k].type
             if want is float and isinstance(v, int) and not isinstance(v, bool):
@@ -213,9 +254,9 @@ class Method:
                 except (TypeError, ValueError):
                     pass
                 if not isinstance(v, want):
-                    raise InvalidInstanceError(self.problem, f"option {k}", f"must be {want.__name__}", v)
+                    raise InvalidOptionError(self.problem, f"option {k}", f"must be {want.__name__}", v)
             if self.options[k].choices and v not in self.options[k].choices:
-                raise InvalidInstanceError(self.problem, f"option {k}", "must be one of "
+                raise InvalidOptionError(self.problem, f"option {k}", "must be one of "
                                            + ", ".join(map(str, self.options[k].choices)), v)
             out[k] = v
         return out
@@ -277,11 +318,32 @@ class Problem:
     solution_exporters: dict[str, Callable[[Any, Any], str]] = field(default_factory=dict)
     build_model: Callable[[Any], Any] | None = None
     default_method: str = "milp"
-    #: the exact (or bound) method the conformance battery compares every other method with;
-    #: None only for problems with no exact method (then checks against OPT are reported skipped)
-    reference_method: str | None = "milp"
+    #: the exact (or bound) method the conformance battery compares every other method with, or
+    #: several in order of preference (the first that applies to an instance is used, e.g.
+    #: ``("milp", "brute")``); None only for problems with no exact method (then checks against
+    #: OPT are reported skipped)
+    reference_method: str | tuple[str, ...] | None = "milp"
     tiny_instances: Callable[[int], Any] | None = None  # seed -> tiny instance, for conformance
     methods: dict[str, Method] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ref = self.reference_method
+        if isinstance(ref, list):  # a list is read as the tuple it means
+            self.reference_method = ref = tuple(ref)
+        if not (ref is None or isinstance(ref, str)
+                or (isinstance(ref, tuple) and ref and all(isinstance(n, str) for n in ref))):
+            raise TypeError(f"{self.name}: reference_method must be a method name, a non-empty tuple of "
+                            f"names or None (got {ref!r})")
+
+    @property
+    def reference_methods(self) -> tuple[str, ...]:
+        """The reference method names in order of preference (empty when there is none).
+
+        >>> Problem("p", "t", "min", object, None, "", "", "", reference_method=("milp", "brute")).reference_methods
+        ('milp', 'brute')
+        """
+        ref = self.reference_method
+        return () if ref is None else (ref,) if isinstance(ref, str) else tuple(ref)
 
     def method(self, name: str, *, kind: str, fidelity: str, summary: str, guarantee: Guarantee | None = None,
                options: dict[str, Option] | None = None, uses_backend: bool = False, randomized: bool = False,

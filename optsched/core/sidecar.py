@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInstanceError
+from .errors import InvalidInstanceError, InvalidOptionError
 
 __all__ = ["SidecarError", "SIDECAR_VERSION", "MIN_ARRAY", "sidecar_path", "write_sidecar", "read_sidecar",
            "read_json_data", "sync_sidecar", "encode", "decode", "file_sha256", "content_sha256"]
@@ -433,7 +433,7 @@ def sync_sidecar(output: str | Path | None, data: Any, *, write: bool, problem: 
     (standard output) with ``write`` is invalid input (a sidecar sits next to its JSON file)."""
     if output in (None, "-"):
         if write:
-            raise InvalidInstanceError(problem, "--sidecar", "needs -o FILE (a sidecar is written next to its JSON file)")
+            raise InvalidOptionError(problem, "--sidecar", "needs -o FILE (a sidecar is written next to its JSON file)")
         return None
     if write:
         return write_sidecar(output, data)

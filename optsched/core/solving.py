@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
-from .errors import Infeasible, InvalidInstanceError, NotApplicable
+from .errors import Infeasible, InvalidOptionError, NotApplicable, TimeLimitReached
 from .params import MAX_THREADS
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
@@ -28,18 +28,6 @@ from .rng import make_rng
 
 __all__ = ["SolveContext", "TimeLimitReached", "solve", "objective_tolerance", "model_outcome",
            "relaxation_outcome"]
-
-
-class TimeLimitReached(Exception):
-    """Raised by :meth:`SolveContext.check_time` when the method's budget is spent.
-
-    A method may catch it to return its incumbent; uncaught, :func:`solve` turns it into a result
-    with ``status = "time_limit"`` and no solution (or the incumbent given as ``incumbent``).
-    """
-
-    def __init__(self, message: str = "time limit reached", incumbent: Outcome | None = None):
-        super().__init__(message)
-        self.incumbent = incumbent
 
 
 @dataclass
@@ -141,18 +129,18 @@ def _check_settings(problem: str, time_limit, seed, threads, mip_rel_gap, node_l
     """The solve's settings, each refused with its name when out of range (never clamped)."""
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
                                        and time_limit > 0 and math.isfinite(time_limit)):
-        raise InvalidInstanceError(problem, "time_limit", "must be a positive number of seconds", time_limit)
+        raise InvalidOptionError(problem, "time_limit", "must be a positive number of seconds", time_limit)
     if not _is_int(threads) or not 1 <= threads <= MAX_THREADS:
-        raise InvalidInstanceError(problem, "threads", f"must be an integer in [1, {MAX_THREADS}]", threads)
+        raise InvalidOptionError(problem, "threads", f"must be an integer in [1, {MAX_THREADS}]", threads)
     if not _is_int(seed):
-        raise InvalidInstanceError(problem, "seed", "must be an integer", seed)
+        raise InvalidOptionError(problem, "seed", "must be an integer", seed)
     if node_limit is not None and (not _is_int(node_limit) or node_limit < 0):
-        raise InvalidInstanceError(problem, "node_limit", "must be an integer >= 0", node_limit)
+        raise InvalidOptionError(problem, "node_limit", "must be an integer >= 0", node_limit)
     if not (isinstance(mip_rel_gap, (int, float)) and not isinstance(mip_rel_gap, bool)
             and 0 <= mip_rel_gap < math.inf):
         # any finite non-negative relative gap is a valid tolerance (HiGHS accepts [0, inf)); a run that
         # stops at a positive one reports gap_limit, never optimal
-        raise InvalidInstanceError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
+        raise InvalidOptionError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
 
 
 def solve(instance: Any, method: str | None = None, *, backend: str | None = None,

@@ -171,9 +171,9 @@ def search(adapter: AdversaryAdapter, *, strategy: str = "de", budget: int = 500
 
         raise UnknownNameError("adversary strategy", strategy, STRATEGIES)
     if budget < 1:
-        from optsched.core.errors import InvalidInstanceError
+        from optsched.core.errors import InvalidOptionError
 
-        raise InvalidInstanceError("adversary", "budget", "must be >= 1", budget)
+        raise InvalidOptionError("adversary", "budget", "must be >= 1", budget)
     box = np.asarray(adapter.bounds, float)
     low, high = box[:, 0], box[:, 1]
     rng = make_rng(seed, "adversary", adapter.method, strategy)

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 
 from .discovery import format_exception, load_script
 
@@ -91,7 +91,7 @@ class LocalExecutor:
 
     def __init__(self, jobs: int):
         if jobs < 1:
-            raise InvalidInstanceError("repro", "--jobs", "must be >= 1", jobs)
+            raise InvalidOptionError("repro", "--jobs", "must be >= 1", jobs)
         self.jobs = jobs
         self._pool = None
 
@@ -187,11 +187,11 @@ class DaskExecutor:
 def make_executor(kind: str, jobs: int, scheduler: str | None = None):
     """``"local"`` or ``"dask"`` (``scheduler`` only with dask)."""
     if jobs < 1:
-        raise InvalidInstanceError("repro", "--jobs", "must be >= 1", jobs)
+        raise InvalidOptionError("repro", "--jobs", "must be >= 1", jobs)
     if kind == "local":
         if scheduler:
-            raise InvalidInstanceError("repro", "--scheduler", "needs --executor dask", scheduler)
+            raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", scheduler)
         return LocalExecutor(jobs)
     if kind == "dask":
         return DaskExecutor(jobs, scheduler)
-    raise InvalidInstanceError("repro", "--executor", "must be local or dask", kind)
+    raise InvalidOptionError("repro", "--executor", "must be local or dask", kind)

@@ -20,14 +20,14 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import derive_seed
 
 __all__ = ["canonical_json", "cell_key", "cell_seed", "software_versions", "source_digest", "file_digest"]
 
 
 def canonical_json(obj) -> str:
-    """The canonical JSON text of ``obj`` (raises :class:`InvalidInstanceError` if not JSON-able).
+    """The canonical JSON text of ``obj`` (raises :class:`InvalidOptionError` if not JSON-able).
 
     >>> canonical_json({"b": [1, 2.5], "a": "x"})
     '{"a":"x","b":[1,2.5]}'
@@ -35,8 +35,8 @@ def canonical_json(obj) -> str:
     try:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidInstanceError("repro", "cell parameters", f"must be JSON-able without NaN ({exc})",
-                                   obj) from None
+        raise InvalidOptionError("repro", "cell parameters", f"must be JSON-able without NaN ({exc})",
+                                 obj) from None
 
 
 @lru_cache(maxsize=1)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 
 from .experiment import Experiment
 
@@ -92,7 +92,7 @@ class ArtifactWriter:
 
     def _path(self, name: str, suffix: str) -> Path:
         if not _NAME.match(name):
-            raise InvalidInstanceError("repro", "artifact name", "letters, digits, '_', '-', '.' only", name)
+            raise InvalidOptionError("repro", "artifact name", "letters, digits, '_', '-', '.' only", name)
         return self.out_dir / f"{self.experiment.id}_{name}{suffix}"
 
     def table(self, name: str, rows: list[dict], columns: list[str] | None = None, *, caption: str = "",

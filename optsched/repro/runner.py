@@ -23,7 +23,7 @@ from typing import TextIO
 
 from optsched.core.atomic import OutputError
 from optsched.core.data import DataUnavailable, data_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 
 from .db import ResultsDB, ResultsDBError
 from .discovery import Script, discover, format_exception, select
@@ -290,14 +290,14 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
     """
     scripts_dir = Path(scripts_dir)
     if not scripts_dir.is_dir():
-        raise InvalidInstanceError("repro", "paper_repro", f"no experiment scripts folder {scripts_dir.resolve()}; "
+        raise InvalidOptionError("repro", "paper_repro", f"no experiment scripts folder {scripts_dir.resolve()}; "
                                    "run optsched repro from the repository root")
     if options.jobs < 1:
-        raise InvalidInstanceError("repro", "--jobs", "must be >= 1", options.jobs)
+        raise InvalidOptionError("repro", "--jobs", "must be >= 1", options.jobs)
     if options.executor not in ("local", "dask"):
-        raise InvalidInstanceError("repro", "--executor", "must be local or dask", options.executor)
+        raise InvalidOptionError("repro", "--executor", "must be local or dask", options.executor)
     if options.scheduler and options.executor != "dask":
-        raise InvalidInstanceError("repro", "--scheduler", "needs --executor dask", options.scheduler)
+        raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", options.scheduler)
     scripts = select(discover(scripts_dir), only)
     for name in SINGLE_THREAD_ENV:  # inherited by the worker processes started below
         os.environ[name] = "1"

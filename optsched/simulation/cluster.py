@@ -112,7 +112,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from heapq import heappop, heappush
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 
 from .jobs import (_PROBLEM, Allocation, Cluster, Event, JobTable, SimJob, SimulationError, _is_int, _is_real,
                    _nonnegative_finite, _positive_finite, _trusted_job)
@@ -167,16 +167,16 @@ class Simulator:
         max_time: float = math.inf,
         record_log: bool = True,
     ):
-        """Validate the run parameters and set every job pending; raises InvalidInstanceError."""
+        """Validate the run parameters (an InvalidOptionError naming a bad one) and set every job pending."""
         import numpy as np
 
         if not isinstance(cluster, Cluster):
-            raise InvalidInstanceError(_PROBLEM, "cluster", "must be a Cluster", got=cluster)
+            raise InvalidOptionError(_PROBLEM, "cluster", "must be a Cluster", got=cluster)
         if tick is not None:
-            tick = _positive_finite(tick, "tick")
-        restart_overhead = _nonnegative_finite(restart_overhead, "restart_overhead")
+            tick = _positive_finite(tick, "tick", InvalidOptionError)
+        restart_overhead = _nonnegative_finite(restart_overhead, "restart_overhead", InvalidOptionError)
         if not _is_real(max_time) or not float(max_time) >= 0.0:
-            raise InvalidInstanceError(
+            raise InvalidOptionError(
                 _PROBLEM, "max_time", "must be a number >= 0 (inf allowed)", got=max_time
             )
         objects: list[SimJob] | None = None

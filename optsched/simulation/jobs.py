@@ -39,17 +39,19 @@ def _is_real(value: object) -> bool:
     return type(value) is float or (isinstance(value, Real) and not isinstance(value, bool))
 
 
-def _positive_finite(value: object, field: str) -> float:
-    """Return ``value`` as a float; InvalidInstanceError unless it is finite and > 0."""
+def _positive_finite(value: object, field: str, error: type = InvalidInstanceError) -> float:
+    """Return ``value`` as a float; ``error`` (an instance field's by default) unless it is finite
+    and > 0."""
     if not _is_real(value) or not 0.0 < float(value) < math.inf:
-        raise InvalidInstanceError(_PROBLEM, field, "must be a finite number > 0", got=value)
+        raise error(_PROBLEM, field, "must be a finite number > 0", got=value)
     return float(value)
 
 
-def _nonnegative_finite(value: object, field: str) -> float:
-    """Return ``value`` as a float; InvalidInstanceError unless it is finite and >= 0."""
+def _nonnegative_finite(value: object, field: str, error: type = InvalidInstanceError) -> float:
+    """Return ``value`` as a float; ``error`` (an instance field's by default) unless it is finite
+    and >= 0."""
     if not _is_real(value) or not 0.0 <= float(value) < math.inf:
-        raise InvalidInstanceError(_PROBLEM, field, "must be a finite number >= 0", got=value)
+        raise error(_PROBLEM, field, "must be a finite number >= 0", got=value)
     return float(value)
 
 

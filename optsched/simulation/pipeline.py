@@ -60,7 +60,7 @@ from typing import Literal
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError, NotApplicable
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 
 __all__ = [
     "FORWARD", "BACKWARD", "SCHEDULES", "PrecedenceCycleError", "SimulationOutcome", "Timing",
@@ -158,9 +158,9 @@ def named_order(schedule: str, stages: int, microbatches: int, group_size: int =
     if schedule == "1f1b":
         group_size = 1
     elif schedule != "kfkb":
-        raise InvalidInstanceError(PROBLEM, "schedule", "must be one of " + ", ".join(SCHEDULES), schedule)
+        raise InvalidOptionError(PROBLEM, "schedule", "must be one of " + ", ".join(SCHEDULES), schedule)
     if isinstance(group_size, bool) or not isinstance(group_size, (int, np.integer)) or group_size < 1:
-        raise InvalidInstanceError(PROBLEM, "group_size", "must be an integer >= 1", group_size)
+        raise InvalidOptionError(PROBLEM, "group_size", "must be an integer >= 1", group_size)
     g = int(group_size)
     groups = -(-M // g)
     first = np.arange(groups) * g
@@ -374,7 +374,7 @@ def simulate_order(times, microbatches: int, kind: np.ndarray, microbatch: np.nd
     elif engine == "vectorized":
         end, ptr = _run_vectorized(dur, dep_stage, dep_pos, delay)
     else:
-        raise InvalidInstanceError(PROBLEM, "engine", "must be auto, plain or vectorized", engine)
+        raise InvalidOptionError(PROBLEM, "engine", "must be auto, plain or vectorized", engine)
     if np.any(ptr < 2 * M):
         raise PrecedenceCycleError(_cycle_message(kind, microbatch, ptr, dep_stage, dep_pos))
     end = end[:, :2 * M]

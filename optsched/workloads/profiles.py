@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import sha256_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.instance import Instance, load_json_file
 from optsched.core.textfile import read_text
 
@@ -92,7 +92,7 @@ class Profile(Instance):
         """The profile at another batch size: times and activation/stash bytes scale linearly
         [ours, as DAPPLE assumes]; parameter bytes are unchanged."""
         if not batch_size > 0:
-            raise InvalidInstanceError("profile", "batch_size", "must be > 0", batch_size)
+            raise InvalidOptionError("profile", "batch_size", "must be > 0", batch_size)
         f = batch_size / self.batch_size
         return replace(self, batch_size=float(batch_size),
                        forward_s=tuple(v * f for v in self.forward_s),
@@ -344,7 +344,7 @@ def load_pipedream_graph(path: str | Path, batch_size: float | None = None, *, n
             note = (f"; profiling batch unknown (not one of PipeDream's released profiles), taken as "
                     f"{unknown_batch:g}: sizes are in units of that batch [ours]")
         else:
-            raise InvalidInstanceError("profile", "batch_size", f"unknown profiling batch for {model!r}; pass it "
+            raise InvalidOptionError("profile", "batch_size", f"unknown profiling batch for {model!r}; pass it "
                                        f"explicitly (optsched import pipedream-profile FILE --batch-size N; "
                                        f"known: {', '.join(sorted(PIPEDREAM_BATCH_SIZES))})")
     _strip_inputs(graph, path)
@@ -399,10 +399,10 @@ def resolve_profile(text: str | Path) -> Path:
         return known[str(text)]
     shared = sorted(q for q in known if "/" in q and q.split("/", 1)[1] == str(text))
     if shared:
-        raise InvalidInstanceError("profile", "profile", f"{str(text)!r} names several profiles; "
+        raise InvalidOptionError("profile", "profile", f"{str(text)!r} names several profiles; "
                                    f"say which: {', '.join(shared)}")
     names = sorted(known, key=lambda n: ("/" in n, n))
-    raise InvalidInstanceError("profile", "profile", f"{str(text)!r} is neither a file nor a known profile name "
+    raise InvalidOptionError("profile", "profile", f"{str(text)!r} is neither a file nor a known profile name "
                                f"(known: {', '.join(names) or 'none; set OPTSCHED_DATA_DIR for PipeDream profiles'})")
 
 

@@ -65,7 +65,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 
 __all__ = ["DeviceGraph", "topology", "load_topology", "widest_paths", "GB", "PRESET_NAMES", "SOURCES",
@@ -195,7 +195,7 @@ def _complete(n: int, bw_gb_s: float) -> list[tuple[int, int, float]]:
 
 def _ints(text: str, spec: str) -> int:
     if not text.isdigit() or int(text) < 1:
-        raise InvalidInstanceError("topology", "topology", f"{spec!r}: {text!r} must be a positive integer")
+        raise InvalidOptionError("topology", "topology", f"{spec!r}: {text!r} must be a positive integer")
     return int(text)
 
 
@@ -205,7 +205,7 @@ def _positive(text: str, spec: str) -> float:
     except ValueError:
         v = -1.0
     if not (v > 0 and np.isfinite(v)):
-        raise InvalidInstanceError("topology", "topology", f"{spec!r}: {text!r} must be a positive number")
+        raise InvalidOptionError("topology", "topology", f"{spec!r}: {text!r} must be a positive number")
     return v
 
 
@@ -228,7 +228,7 @@ def topology(spec: str, *, seed: int = 0, memory_gb: float | None = None) -> Dev
     elif kind == "two-level" and len(parts) in (1, 3):
         m = re.fullmatch(r"(\d+)x(\d+)", parts[0])
         if not m:
-            raise InvalidInstanceError("topology", "topology", f"{spec!r}: expected two-level:SxG[:INTRA:INTER]")
+            raise InvalidOptionError("topology", "topology", f"{spec!r}: expected two-level:SxG[:INTRA:INTER]")
         servers, gpus = _ints(m.group(1), spec), _ints(m.group(2), spec)
         intra, inter = ((_positive(parts[1], spec), _positive(parts[2], spec)) if len(parts) == 3
                         else (NVLINK_GB_S, ETHERNET_GB_S))
@@ -279,7 +279,7 @@ def topology(spec: str, *, seed: int = 0, memory_gb: float | None = None) -> Dev
                         edges[min(d, e), max(d, e)] = bw * GB
         links = [(a, b, bw) for (a, b), bw in sorted(edges.items())]
     else:
-        raise InvalidInstanceError("topology", "topology", f"unknown device graph {spec!r}; presets: "
+        raise InvalidOptionError("topology", "topology", f"unknown device graph {spec!r}; presets: "
                                    + ", ".join(PRESET_NAMES) + ", or a JSON file")
     return DeviceGraph(speed=(1.0,) * n, memory_bytes=(mem,) * n, links=tuple(links), name=spec)
 
@@ -287,7 +287,7 @@ def topology(spec: str, *, seed: int = 0, memory_gb: float | None = None) -> Dev
 def _dims(text: str, count: int, spec: str, form: str) -> tuple[int, ...]:
     values = text.split("x")
     if len(values) != count:
-        raise InvalidInstanceError("topology", "topology", f"{spec!r}: expected {form}")
+        raise InvalidOptionError("topology", "topology", f"{spec!r}: expected {form}")
     return tuple(_ints(v, spec) for v in values)
 
 

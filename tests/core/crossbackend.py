@@ -6,7 +6,7 @@ with the ``highs`` back-end (the reference). A cell is
 
 * ``agrees``: same status and, when there is an objective, the same checked objective within
   :data:`TOLERANCE` (and the same bound within it for ``bound`` methods), on every instance;
-* ``refused (reason)``: the back-end declined the model with :class:`BackendRefusal` (exit 2);
+* ``refused (reason)``: the back-end declined the model with :class:`BackendRefused` (exit 2);
 * ``WRONG (...)``: anything else (a crash, another status, another optimum) - a bug.
 
 Run ``python -m tests.core.crossbackend [--seeds N] [--small]`` to print the table (problems x
@@ -20,7 +20,7 @@ import time
 
 import optsched
 from optsched.core.backends import BACKENDS
-from optsched.core.backends.base import BackendRefusal
+from optsched.core.backends.base import BackendRefused
 
 #: relative tolerance on objectives (1e-6 * max(1, |value|)): the four routes all run HiGHS with
 #: mip_rel_gap = 0 and feasibility tolerances of 1e-7 relative, and the checked objective is a
@@ -59,7 +59,7 @@ def compare(instance, method: str, backend: str, reference=None) -> tuple[str, s
         reference = optsched.solve(instance, method, backend="highs")
     try:
         res = optsched.solve(instance, method, backend=backend)
-    except BackendRefusal as exc:
+    except BackendRefused as exc:
         return "refused", exc.rule
     except Exception as exc:  # a crash is a wrong cell, reported with its type
         return "wrong", f"{type(exc).__name__}: {exc}"

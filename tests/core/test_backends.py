@@ -7,7 +7,7 @@ import pytest
 
 import optsched
 from optsched.core.backends import BACKENDS, SolverSettings, get_backend, write_mps
-from optsched.core.errors import UnknownNameError
+from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.core.linear import ModelBuilder
 from optsched.problems.mknap import build_model
 
@@ -101,10 +101,10 @@ def test_large_seeds_reach_highs():
 
 
 def test_an_option_highs_rejects_is_an_error(monkeypatch):
-    from optsched.core.errors import InvalidInstanceError, SolverError
+    from optsched.core.errors import SolverError
 
     # the settings refuse it first (typed, exit 2) ...
-    with pytest.raises(InvalidInstanceError, match="threads"):
+    with pytest.raises(InvalidOptionError, match="threads"):
         SolverSettings(threads=-3)
     # ... and a value HiGHS itself rejects is still a SolverError
     settings = SolverSettings()

@@ -12,7 +12,7 @@ import pytest
 
 import optsched
 from optsched.core.backends import BACKENDS
-from optsched.core.backends.base import Backend, BackendRefusal, model_features
+from optsched.core.backends.base import Backend, BackendRefused, model_features
 from optsched.core.linear import ModelBuilder
 
 from .crossbackend import compare, model_methods, reference_instances, table
@@ -49,7 +49,7 @@ def test_mixed_integer_translation(backend):
     model = _mixed_model()
     why = BACKENDS[backend].refuses(model)
     if why is not None:    # e.g. cpsat: pure-integer models only; refusing is the honest answer
-        with pytest.raises(BackendRefusal, match="continuous"):
+        with pytest.raises(BackendRefused, match="continuous"):
             BACKENDS[backend].solve(model)
         return
     sol = BACKENDS[backend].solve(model)
@@ -75,7 +75,7 @@ class _NoIntegers(Backend):
 
 
 def test_a_backend_refuses_what_it_cannot_translate():
-    with pytest.raises(BackendRefusal, match="integer columns") as info:
+    with pytest.raises(BackendRefused, match="integer columns") as info:
         _NoIntegers().solve(_mixed_model())
     assert info.value.exit_status == 2
 

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, NotApplicable
 from optsched.core.instance import Instance, Record
 from optsched.core.registry import Guarantee, Outcome
 from optsched.core.result import Result, relative_gap
@@ -118,7 +118,7 @@ def test_solve_turns_an_infeasible_solution_into_an_error(monkeypatch):
 
 def test_brute_refuses_large_instances():
     inst = optsched.generate("mknap", seed=0, items=30, rows=2)
-    with pytest.raises(InvalidInstanceError, match="brute"):
+    with pytest.raises(NotApplicable, match="brute"):
         optsched.solve(inst, "brute")
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import optsched
 from optsched.core import sidecar as sc
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.instance import Instance
 from optsched.core.result import Result
 
@@ -241,7 +241,7 @@ def test_sync_sidecar_for_the_cli(tmp_path):
     path.write_text(Long.from_json(_long_data(50)).dumps(indent=1) + "\n")
     assert sc.sync_sidecar(str(path), None, write=False) is None and not sc.sidecar_path(path).exists()
     assert len(Long.load(path).sizes) == 50
-    with pytest.raises(InvalidInstanceError, match="needs -o FILE"):
+    with pytest.raises(InvalidOptionError, match="needs -o FILE"):
         sc.sync_sidecar("-", inst.to_json(), write=True, problem="long")
     assert sc.sync_sidecar(None, inst.to_json(), write=False) is None
 

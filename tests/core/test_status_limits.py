@@ -91,8 +91,8 @@ def test_cli_reports_gap_limit_with_exit_0(tmp_path, instance):
 def test_thread_counts_past_the_bound_are_a_typed_error():
     """``--threads 1e6`` reached HiGHS and ended in std::bad_alloc."""
     from optsched.core.backends.base import MAX_THREADS
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
     assert SolverSettings(threads=MAX_THREADS).threads == MAX_THREADS
-    with pytest.raises(InvalidInstanceError, match="threads"):
+    with pytest.raises(InvalidOptionError, match="threads"):
         SolverSettings(threads=MAX_THREADS + 1)

@@ -192,9 +192,9 @@ def test_grouping_isolated_nodes_shrinks_the_coarsest_graph():
 @pytest.mark.parametrize("method,option", [("bgl", "block_size"), ("bgl", "vcycles"), ("bgl", "trials"),
                                            ("metis-fm", "passes"), ("bgl-1level", "block_size")])
 def test_non_positive_options_are_typed_errors(method, option):
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
-    with pytest.raises(InvalidInstanceError) as exc:
+    with pytest.raises(InvalidOptionError) as exc:
         optsched.solve(generate(0, nodes=50), method, options={option: 0})
     assert option in exc.value.field
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.problems.interference_online import OnlineInstance, OnlineJob, check, load_gavel_window
 
 from tests.conftest import require_data
@@ -79,6 +79,6 @@ def test_gavel_window_scales_to_the_offered_load():
     b = load_gavel_window(path, 1, 2, servers=8)
     assert a.num_jobs + b.num_jobs == 607  # e13805 holds 607 jobs; the windows split them
     for kwargs, field in (({"part": 2, "parts": 2}, "part"), ({"parts": 0}, "parts"), ({"load": 0.0}, "load")):
-        with pytest.raises(InvalidInstanceError) as e:
+        with pytest.raises(InvalidOptionError) as e:
             load_gavel_window(path, **kwargs)
         assert e.value.field == field

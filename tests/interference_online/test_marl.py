@@ -141,14 +141,14 @@ def test_short_training_is_deterministic_and_moves_the_weights():
 
 
 def test_missing_or_malformed_weights_are_typed_errors(tmp_path):
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
     inst = generate(1, jobs=5, servers=2, gpus_per_server=2)
-    with pytest.raises(InvalidInstanceError) as e:
+    with pytest.raises(InvalidOptionError) as e:
         optsched.solve(inst, "marl", options={"weights_seed": 99})
     assert e.value.field == "weights_seed"
     bad = tmp_path / "w.json"
     bad.write_text('{"Wg": [[1.0]]}')
-    with pytest.raises(InvalidInstanceError) as e:
+    with pytest.raises(InvalidOptionError) as e:
         optsched.solve(inst, "marl", options={"weights": str(bad)})
     assert e.value.field == "weights" and "Wg" in e.value.rule

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.problems.mknap import MknapInstance, generate, load_orlib
 from optsched.problems.mknap.orlib import parse_orlib
 from tests.conftest import require_data
@@ -165,7 +165,7 @@ def test_orlib_malformed_files(tmp_path, text, field):
 def test_orlib_index_out_of_range(tmp_path):
     path = tmp_path / "two.txt"
     path.write_text(ORLIB_TWO)
-    with pytest.raises(InvalidInstanceError, match="index"):
+    with pytest.raises(InvalidOptionError, match="index"):
         load_orlib(path, 2)
 
 

@@ -82,11 +82,11 @@ def test_staircase_family_reaches_the_classical_ratio_scale():
 def test_invalid_search_arguments():
     with pytest.raises(optsched.UnknownNameError):
         search(adapter(), strategy="anneal")
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidOptionError):
         search(adapter(), budget=0)
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidInstanceError):  # the bounds are checked by the instance they describe
         KnapsackAdversary("threshold", lower=2.0, upper=1.0, eps=0.1, requests=3)
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidOptionError):
         KnapsackAdversary("threshold", lower=1.0, upper=2.0, eps=0.1, requests=3, family="zigzag")
 
 

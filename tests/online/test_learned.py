@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.online.learned import (PricingPolicy, TrainConfig, fractional_opt, level_grid, lp_levels,
                                      per_round_rollouts, simulate_prices, train_pricing)
 from optsched.problems.online_knapsack.algorithms import post_prices
@@ -120,7 +120,7 @@ def test_learned_method_uses_bundled_policy_and_options(tmp_path):
     p.save(tmp_path / "p.json")
     r2 = optsched.solve(inst, "learned", options={"weights": str(tmp_path / "p.json")})
     assert r2.stats["policy"] == str(tmp_path / "p.json")
-    with pytest.raises(InvalidInstanceError, match="option weights"):
+    with pytest.raises(InvalidOptionError, match="option weights"):
         optsched.solve(inst, "learned", options={"weights": str(tmp_path / "missing.json")})
 
 

@@ -199,9 +199,9 @@ def test_bound_tends_to_classical_constant():
 def test_generator_is_deterministic_and_validates_options():
     assert generate(5, requests=7) == generate(5, requests=7)
     assert generate(5, requests=7) != generate(6, requests=7)
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidOptionError):
         generate(0, requests=0)
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidOptionError):
         generate(0, values="zipf")
     inc = generate(1, requests=20, values="increasing")
     assert list(inc.values) == sorted(inc.values)

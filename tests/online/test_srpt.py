@@ -72,7 +72,7 @@ def test_cli_generate_solve_check(tmp_path, capsys):
     assert main(["generate", "srpt", "--seed", "2", "--preset", "tiny", "-o", str(inst)]) == 0
     assert main(["solve", "srpt", str(inst), "--method", "a-srpt", "-o", str(res)]) == 0
     assert main(["check", "srpt", str(inst), str(res)]) == 0
-    with pytest.raises(optsched.InvalidInstanceError, match="placement"):
+    with pytest.raises(optsched.InvalidOptionError, match="placement"):
         optsched.solve(optsched.load_instance("srpt", inst), "fifo", options={"placement": "nowhere"})
 
 
@@ -237,7 +237,7 @@ def test_generator_is_deterministic_and_records_prediction_error():
     assert "MAPE" in a.provenance
     oracle = generate(3, jobs=8, servers=2, gpus_per_server=4, recurrences=3, history_runs=5, predictor="oracle")
     assert all(j.predicted_iterations == j.iterations for j in oracle.jobs)
-    with pytest.raises(optsched.InvalidInstanceError):
+    with pytest.raises(optsched.InvalidOptionError):
         generate(0, jobs=0)
     assert generate(2 ** 62, jobs=3, servers=1, gpus_per_server=4, recurrences=2, history_runs=4).num_jobs == 3
 

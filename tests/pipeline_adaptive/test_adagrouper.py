@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.problems.pipeline_adaptive.adagrouper import (AdaGrouperSetting, AdaptivePolicy, BandwidthTrace,
                                                             FixedPolicy, OraclePolicy, example_setting,
                                                             preemption_trace, run_policy)
@@ -35,7 +35,7 @@ def test_group_sizes_that_do_not_fit_are_never_candidates():
         "stash_bytes_per_sample", "global_batch", "group_sizes", "switch_cost", "iterations",
         "nominal_bandwidth")}, "memory_bytes": (16 * 40e6,) * 4})
     assert 8 not in tight.candidates
-    with pytest.raises(InvalidInstanceError, match="group_size"):
+    with pytest.raises(InvalidOptionError, match="group_size"):
         run_policy(tight, traces(1)[0], FixedPolicy(8))
 
 

@@ -71,7 +71,7 @@ def test_the_switching_rule_matters():
 
 
 def test_fixed_rejects_a_group_size_that_does_not_fit(tiny):
-    with pytest.raises(optsched.InvalidInstanceError, match="group_size"):
+    with pytest.raises(optsched.InvalidOptionError, match="group_size"):
         optsched.solve(tiny, "fixed", options={"group_size": 3})
 
 

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.registry import get_problem
 from optsched.pipeline.antichain import DownsetLattice, LayerDag, pipedream_antichain_dag
 from optsched.problems.pipeline_graph import check, random_dag
@@ -230,7 +230,7 @@ def test_fast_probe_never_refutes_a_feasible_threshold(seed):
 
 def test_pipedream_transfer_option():
     """The option overrides the instance's ratio: on seed 10 (see above) PipeDream's transfer term
-    changes its value; 'none' drops it; a bad value is an InvalidInstanceError naming the option."""
+    changes its value; 'none' drops it; a bad value is an InvalidOptionError naming the option."""
     inst = random_dag(10, 6, 4, objective="pipedream", activation_compression_ratio=1.0, window=2)
     with_transfer = optsched.solve(inst, "pipedream").stats["pipedream_value"]
     without = optsched.solve(inst, "pipedream", options={"activation_compression_ratio": "none"})
@@ -240,5 +240,5 @@ def test_pipedream_transfer_option():
         without.stats["pipedream_value"], rel=REL)
     assert optsched.solve(plain, "pipedream", options={"activation_compression_ratio": "1"}
                           ).stats["pipedream_value"] == pytest.approx(with_transfer, rel=REL)
-    with pytest.raises(InvalidInstanceError, match="activation_compression_ratio"):
+    with pytest.raises(InvalidOptionError, match="activation_compression_ratio"):
         optsched.solve(plain, "pipedream", options={"activation_compression_ratio": "-2"})

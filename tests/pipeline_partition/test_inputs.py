@@ -8,7 +8,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.pipeline import costs
 from optsched.problems.pipeline_partition.generate import chain_instance, generate
 from optsched.problems.pipeline_partition.instance import check
@@ -167,7 +167,7 @@ def test_topology_presets_and_widest_paths(tmp_path):
     w = widest_paths(3, [(0, 1, 5.0), (1, 2, 3.0), (0, 2, 1.0)])
     assert w[0, 2] == 3.0  # via device 1: min(5, 3) beats the direct 1
     assert topology("random:6", seed=3).links == topology("random:6", seed=3).links
-    with pytest.raises(InvalidInstanceError):
+    with pytest.raises(InvalidOptionError):
         topology("mesh:4")
     user = {"devices": [{"speed": 2.0, "memory_gb": 8}, {}], "links": [{"a": 0, "b": 1, "bandwidth_gb_s": 3}]}
     path = tmp_path / "u.json"
@@ -197,7 +197,7 @@ def test_cli_import_generate_solve_export(tmp_path, capsys):
     graph = tmp_path / "toy.graph.txt"
     graph.write_text(DIAMOND)
     prof = tmp_path / "profile.json"
-    with pytest.raises(InvalidInstanceError):  # unknown profiling batch for a custom file name
+    with pytest.raises(InvalidOptionError):  # unknown profiling batch for a custom file name
         load_pipedream_graph(graph)
     path = tmp_path / "vgg16.graph.txt"  # a released profile name: batch 128 is known
     path.write_text(DIAMOND)

@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import optsched
-from optsched.core.errors import NotApplicable
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 from optsched.simulation.pipeline import lower_bound
 from optsched.problems.pipeline_schedule import PipelineScheduleInstance, generate
 from optsched.problems.pipeline_schedule.algorithms import brute_order_count, build_model
@@ -111,7 +110,7 @@ def test_named_schedule_above_cap_is_not_applicable_with_reason():
 
 def test_kfkb_group_size_option_is_validated():
     inst = optsched.generate("pipeline-schedule", seed=0, preset="identical")
-    with pytest.raises(InvalidInstanceError, match="group_size"):
+    with pytest.raises(InvalidOptionError, match="group_size"):
         optsched.solve(inst, "kfkb", options={"group_size": 0})
     one = optsched.solve(inst, "kfkb", options={"group_size": 1})
     assert one.solution == optsched.solve(inst, "1f1b").solution
@@ -132,7 +131,7 @@ def test_brute_applicability_and_count():
     # stage 0: 4!/(2^2 2!) = 3 orders with F0 before F1; stage 1: 4!/2^2 = 6
     assert brute_order_count(inst) == 18
     big = generate(0, stages=4, microbatches=4)
-    with pytest.raises(InvalidInstanceError, match="brute"):
+    with pytest.raises(NotApplicable, match="brute"):
         optsched.solve(big, "brute")
 
 
@@ -171,7 +170,7 @@ def test_generator_is_deterministic_and_validates():
     assert medium[0] == medium[1] and medium[0] != medium[2]
     for bad in ({"stages": 0}, {"microbatches": 0}, {"heterogeneity": 1.0}, {"cap": "zero"}, {"cap": "0"},
                 {"plan": "x.json"}):
-        with pytest.raises(InvalidInstanceError):
+        with pytest.raises(InvalidOptionError):
             generate(0, **bad)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import optsched
 from optsched.compare import COLUMNS
-from optsched.core.errors import InvalidInstanceError, UnknownNameError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, UnknownNameError
 from optsched.plotting import figure_problems
 
 
@@ -78,7 +78,7 @@ def test_progress_callback_and_typed_errors():
     assert seen == [(1, 4, "greedy"), (2, 4, "lp-round"), (3, 4, "greedy"), (4, 4, "lp-round")]
     with pytest.raises(UnknownNameError, match="nope"):
         optsched.compare(inst, ["nope"])
-    with pytest.raises(InvalidInstanceError, match="one problem"):
+    with pytest.raises(InvalidOptionError, match="one problem"):
         optsched.compare([inst, cores_case()], ["greedy"])
 
 

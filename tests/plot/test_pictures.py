@@ -95,11 +95,11 @@ def test_the_readiness_check_catches_missing_title_units_and_legend():
 
 def test_a_problem_without_a_picture_is_a_typed_error(monkeypatch):
     import optsched.plot as central
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
     monkeypatch.setattr(central, "plot_module", lambda problem: None)
     inst = optsched.generate("mknap", seed=1, preset="tiny")
-    with pytest.raises(InvalidInstanceError, match="no picture"):
+    with pytest.raises(InvalidOptionError, match="no picture"):
         plot(inst, optsched.solve(inst, "greedy"))
 
 

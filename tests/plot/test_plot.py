@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.plot import plot
 
 
@@ -80,7 +80,7 @@ def test_errors_are_typed():
     with pytest.raises(InvalidInstanceError, match="result of 'stage-cores'"):
         plot(inst, optsched.solve(other, "greedy"))
     pinst = optsched.generate("pipeline-schedule", seed=1, preset="hetero-small")
-    with pytest.raises(InvalidInstanceError, match="-o"):
+    with pytest.raises(InvalidOptionError, match="-o"):
         plot(pinst, optsched.solve(pinst, "1f1b"), "out.jpg")
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.problems.ps_locality import PsLocalityInstance, check, offered_load
 from optsched.problems.ps_locality.instance import solution_arrays, solution_from_arrays
 
@@ -160,7 +160,7 @@ def test_generated_load_reaches_target_with_poisson_arrivals(seed):
 
 
 def test_generator_rejects_a_short_horizon():
-    with pytest.raises(InvalidInstanceError, match="horizon_slots"):
+    with pytest.raises(InvalidOptionError, match="horizon_slots"):
         optsched.generate("ps-locality", seed=0, preset="contended", horizon_slots=3)
 
 

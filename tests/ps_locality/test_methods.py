@@ -77,7 +77,7 @@ def test_milp_agrees_with_scipy_and_other_row_sets(small, seed):
 
 def test_milp_refuses_rows_that_leave_completion_free(small):
     inst, _ = small[0]
-    with pytest.raises(optsched.InvalidInstanceError, match="activity_rows"):
+    with pytest.raises(optsched.InvalidOptionError, match="activity_rows"):
         optsched.solve(inst, "milp", options={"cumulative_rows": False, "activity_rows": False})
 
 
@@ -100,7 +100,7 @@ def test_rr_reports_repair_and_is_seeded(small):
                                          ("online-rr", {"window": 0}), ("online-rr", {"kappa": 0.9})])
 def test_bad_options_name_the_option(small, method, opts):
     inst, _ = small[0]
-    with pytest.raises(optsched.InvalidInstanceError, match=f"option {next(iter(opts))}"):
+    with pytest.raises(optsched.InvalidOptionError, match=f"option {next(iter(opts))}"):
         optsched.solve(inst, method, options=opts)
 
 
@@ -210,7 +210,7 @@ def test_online_rr_matches_simulator_and_reveals_jobs_online():
 def test_online_rr_needs_a_gpu_resource():
     inst = instance([job("a", 2.0)], horizon=3)
     cpu_only = inst.__class__.from_json(dict(inst.to_json(), resources=["cpu"]))
-    with pytest.raises(optsched.InvalidInstanceError, match="gpu"):
+    with pytest.raises(optsched.NotApplicable, match="gpu"):
         optsched.solve(cpu_only, "online-rr")
 
 
@@ -231,7 +231,7 @@ def test_trace_loader_on_written_file(tmp_path):
     assert optsched.solve(inst, "fifo-locality").status == "feasible"
     last = load_philly_trace(path, 1, jobs=2)
     assert last.num_jobs == 1
-    with pytest.raises(optsched.InvalidInstanceError, match="index"):
+    with pytest.raises(optsched.InvalidOptionError, match="index"):
         load_philly_trace(path, 2, jobs=2)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.repro import RunOptions, run
 
 from .tiny import write_tiny
@@ -34,5 +34,5 @@ def test_repro_load_reads_the_sweep_database(tmp_path, monkeypatch):
     expected_columns = {"milp", "greedy", "cell_key", "cell_seed", "cell_wall_s"}
     assert expected_columns <= set(frame.columns)
     assert (frame["greedy"] <= frame["milp"]).all()
-    with pytest.raises(InvalidInstanceError, match="no results database"):
+    with pytest.raises(InvalidOptionError, match="no results database"):
         optsched.repro.load("K1", out, quick=False)

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from optsched.core.errors import InvalidInstanceError, UnknownNameError
+from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.repro import Experiment, ResultsDB, cell_key, cell_seed, mean_ci95
 from optsched.repro.db import ResultsDBError
 from optsched.repro.discovery import discover, select
@@ -60,9 +60,9 @@ def test_cell_key_depends_on_exactly_id_params_and_versions():
 
 def test_canonical_json_rejects_what_cannot_be_a_key():
     assert canonical_json({"b": 1, "a": [1.5, "x"]}) == '{"a":[1.5,"x"],"b":1}'
-    with pytest.raises(InvalidInstanceError):
+    with pytest.raises(InvalidOptionError):
         canonical_json({"x": float("nan")})
-    with pytest.raises(InvalidInstanceError):
+    with pytest.raises(InvalidOptionError):
         canonical_json({"x": {1, 2}})
 
 
@@ -154,7 +154,7 @@ def test_table_writes_full_precision_csv_and_labelled_markdown(tmp_path):
     assert "Formulation: [ours]" in md and "QUICK" in md and "the caption" in md and md.rstrip().endswith("a note")
     assert "| a\\|b | 0.30 | yes | - | [1, 2] | - |" in md
     assert [name for name, _ in writer.artifacts] == ["X1_main.md", "X1_main.csv"]
-    with pytest.raises(InvalidInstanceError):
+    with pytest.raises(InvalidOptionError):
         writer.table("../escape", rows)
 
 

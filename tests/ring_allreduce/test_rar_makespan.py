@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 from optsched.problems.rar_makespan import PRESETS, THEOREM5, RarJob, RarMakespanInstance, generate, simulate
 from optsched.problems.rar_makespan.algorithms import estimated_durations, sjf_bco_plan
 from optsched.problems.rar_makespan.generate import MOBIHOC_MIX, load_gavel_rar, load_tiresias_rar
@@ -149,7 +149,7 @@ def test_area_bound_is_below_the_milp_bound():
 
 
 def test_milp_refuses_the_mobihoc_size():
-    with pytest.raises(InvalidInstanceError, match="milp needs"):
+    with pytest.raises(NotApplicable, match="milp needs"):
         optsched.solve(generate(0, **PRESETS["mobihoc"]), "milp")
 
 
@@ -175,9 +175,9 @@ def test_kappa_and_spread_factor_options():
              for k in range(1, inst.max_gpus + 1)}
     best = optsched.solve(inst, "sjf-bco").objective
     assert best <= min(spans.values())  # trying every kappa is never worse than one of them
-    with pytest.raises(InvalidInstanceError, match="spread_factor"):
+    with pytest.raises(InvalidOptionError, match="spread_factor"):
         optsched.solve(inst, "sjf-bco", options={"spread_factor": 0.5})
-    with pytest.raises(InvalidInstanceError, match="kappa"):
+    with pytest.raises(InvalidOptionError, match="kappa"):
         optsched.solve(inst, "sjf-bco", options={"kappa": 99})
 
 
@@ -213,7 +213,7 @@ def test_gavel_importer_on_a_written_trace(tmp_path):
                                                                        (1, 800, "LM (batch size 20)")]
     second = load_gavel_rar(path, index=1, jobs=2, servers=2, gpus_per_server=4)
     assert [j.gpus for j in second.jobs] == [8]
-    with pytest.raises(InvalidInstanceError, match="index"):
+    with pytest.raises(InvalidOptionError, match="index"):
         load_gavel_rar(path, index=2, jobs=2)
     assert optsched.solve(inst, "sjf-bco").status == "feasible"
 

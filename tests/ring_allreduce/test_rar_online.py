@@ -13,7 +13,7 @@ import pytest
 
 import optsched
 from optsched.cli import main
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 from optsched.problems.rar_online import (PRESETS, THEOREM_G, OnlineJob, RarOnlineInstance, Utility, generate,
                                          load_gavel_online)
 from optsched.problems.rar_online.gadget import GadgetPolicy
@@ -151,7 +151,7 @@ def test_model_size_is_known_before_building():
         inst = generate(1, **PRESETS[preset])
         assert column_count(inst) == build_model(inst).num_cols
     trace_sized = generate(0, jobs=200, servers=20, gpus_per_server=8, horizon=300, max_workers=8)
-    with pytest.raises(InvalidInstanceError, match="milp needs"):
+    with pytest.raises(NotApplicable, match="milp needs"):
         optsched.solve(trace_sized, "milp")
 
 
@@ -181,7 +181,7 @@ def test_fifo_blocks_and_las_preempts():
 
 def test_gadget_options_are_checked():
     inst = generate(0, **PRESETS["tiny"])
-    with pytest.raises(InvalidInstanceError, match="buckets"):
+    with pytest.raises(InvalidOptionError, match="buckets"):
         optsched.solve(inst, "gadget", options={"buckets": 0})
 
 

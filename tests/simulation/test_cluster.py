@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInputError, InvalidInstanceError, InvalidOptionError
 from optsched.simulation.cluster import (
     Allocation,
     Cluster,
@@ -473,10 +473,13 @@ def test_no_jobs():
     ],
 )
 def test_invalid_inputs_name_the_field(build, field):
-    with pytest.raises(InvalidInstanceError) as info:
+    with pytest.raises(InvalidInputError) as info:
         build()
     assert info.value.problem == "simulation"
     assert info.value.field == field
+    # a job's data is the instance; the simulator's own arguments are options
+    run_arguments = ("cluster", "tick", "restart_overhead", "max_time")
+    assert type(info.value) is (InvalidOptionError if field in run_arguments else InvalidInstanceError)
 
 
 def test_cluster_normalises_its_fields():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optsched.core.errors import InvalidInstanceError, NotApplicable
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 from optsched.simulation.pipeline import (BACKWARD, FORWARD, PrecedenceCycleError, lower_bound, named_order,
                                             order_from_json, simulate, simulate_order)
 
@@ -171,9 +171,9 @@ def test_wrong_lengths_and_counts():
         simulate(SimpleNamespace(forward=(1, 1), backward=(1, 1), transfer=(), allreduce=(0, 0)), 2)
     with pytest.raises(InvalidInstanceError, match="microbatches"):
         simulate(times([1.0], [1.0]), 0)
-    with pytest.raises(InvalidInstanceError, match="group_size"):
+    with pytest.raises(InvalidOptionError, match="group_size"):
         simulate(times([1.0], [1.0]), 2, "kfkb", group_size=0)
-    with pytest.raises(InvalidInstanceError, match="schedule"):
+    with pytest.raises(InvalidOptionError, match="schedule"):
         simulate(times([1.0], [1.0]), 2, "zb-h1")
 
 

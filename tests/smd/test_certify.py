@@ -155,7 +155,7 @@ def test_time_limit_is_never_certified():
 def test_rejects_bad_target_gap():
     inst = generate(0, jobs=3)
     for bad in (-0.1, float("nan")):
-        with pytest.raises(optsched.core.errors.InvalidInstanceError) as info:
+        with pytest.raises(optsched.core.errors.InvalidOptionError) as info:
             optsched.solve(inst, "smd", options={"target_gap": bad})
         assert info.value.field == "option target_gap"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.problems.smd import SmdInstance, SmdJob, check, generate
 
 
@@ -109,10 +109,10 @@ def test_generator_is_deterministic_and_presets_exist():
 
 
 def test_generator_rejects_bad_options():
-    with pytest.raises(InvalidInstanceError) as info:
+    with pytest.raises(InvalidOptionError) as info:
         generate(0, tightness=0.0)
     assert info.value.field == "tightness"
-    with pytest.raises(InvalidInstanceError) as info:
+    with pytest.raises(InvalidOptionError) as info:
         generate(0, profiles="/nonexistent/models")
     assert info.value.field == "profiles"
 

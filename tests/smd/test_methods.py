@@ -119,7 +119,7 @@ def test_smd_rejects_bad_options():
     inst = tiny_instance(0)
     for options, field in (({"inner": "simplex"}, "option inner"), ({"damping": 0.0}, "option damping"),
                            ({"max_outer": 0}, "option max_outer")):
-        with pytest.raises(optsched.core.errors.InvalidInstanceError) as info:
+        with pytest.raises(optsched.core.errors.InvalidOptionError) as info:
             optsched.solve(inst, "smd", options=options)
         assert info.value.field == field
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.workloads.topology import GB, dendrogram, is_ultrametric, topology
 
 
@@ -67,7 +67,7 @@ def test_old_presets_unchanged():
 @pytest.mark.parametrize("spec", ["dgx1:3", "dgx1x0", "dgx1x2:0", "pcie:2x2", "pcie:2x2x2:1:2", "torus:4x4",
                                   "torus:4:5", "torus:2x2:-1", "dgx3", "pcie-1x1x1:3"])
 def test_bad_specs_name_the_field(spec):
-    with pytest.raises(InvalidInstanceError) as err:
+    with pytest.raises(InvalidOptionError) as err:
         topology(spec)
     assert err.value.field == "topology"
 

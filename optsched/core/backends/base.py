@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import BackendRefused, InvalidInstanceError
+from ..errors import BackendRefused, InvalidOptionError
 from ..linear import LinearModel, ModelSolution
 from .watchdog import solve_in_child, solver_time_limit
 
-__all__ = ["SolverSettings", "Backend", "BackendRefusal", "finish", "FEATURES", "model_features",
+__all__ = ["SolverSettings", "Backend", "BackendRefused", "finish", "FEATURES", "model_features",
            "abandoned_solver_threads", "settle_status", "zero_gap_tolerance", "solver_time_limit"]
 
 #: the most solver threads a run may ask for [ours]: no machine optsched targets has more cores,
@@ -63,10 +63,6 @@ def model_features(model: LinearModel) -> frozenset:
     if model.offset:
         out.add("objective offset")
     return frozenset(out)
-
-
-#: the typed refusal of a back-end (CLI exit status 2); one class for every back-end
-BackendRefusal = BackendRefused
 
 
 _ABANDONED: list = []
@@ -129,7 +125,7 @@ class SolverSettings:
 
     def __post_init__(self) -> None:
         def bad(name, rule):
-            raise InvalidInstanceError("settings", name, rule, getattr(self, name))
+            raise InvalidOptionError("settings", name, rule, getattr(self, name))
 
         if isinstance(self.threads, bool) or not isinstance(self.threads, numbers.Integral) or self.threads < 1:
             bad("threads", "must be an integer >= 1")
@@ -177,7 +173,7 @@ class Backend:
     #: how the watchdog stops it: "cancel" (in-process) or "process" (child process killed)
     watchdog: str = "cancel"
     #: the model features it translates faithfully (see :func:`model_features`); a model needing
-    #: another one is refused with :class:`BackendRefusal`
+    #: another one is refused with :class:`~optsched.core.errors.BackendRefused`
     features: frozenset = frozenset(FEATURES)
 
     def available(self) -> bool:
@@ -206,7 +202,7 @@ class Backend:
         """Why this back-end cannot solve ``model`` correctly (None: it can).
 
         A back-end that cannot represent a feature of a model (see :attr:`features`) refuses it
-        with :class:`BackendRefusal` (CLI exit status 2) instead of answering wrongly.
+        with :class:`~optsched.core.errors.BackendRefused` (CLI exit status 2) instead of answering wrongly.
         """
         missing = sorted(model_features(model) - self.features)
         if missing:

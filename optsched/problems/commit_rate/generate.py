@@ -45,14 +45,14 @@ def generate(seed: int, workers: int = 6, heterogeneity: float = 5.0, model: str
              target_fraction: float | None = None, horizon: float = 1800.0, max_commits: int = 8,
              period: float = 60.0, min_interval: float = 10.0, momentum: float = 0.0) -> CommitRateInstance:
     """A seeded instance (``None`` arguments take ``MODEL_DEFAULTS[model]``)."""
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
     from .simulate import Task
 
     if model not in MODEL_DEFAULTS:
-        raise InvalidInstanceError("commit-rate", "model", f"must be one of {sorted(MODEL_DEFAULTS)}", model)
+        raise InvalidOptionError("commit-rate", "model", f"must be one of {sorted(MODEL_DEFAULTS)}", model)
     if not heterogeneity >= 1:
-        raise InvalidInstanceError("commit-rate", "heterogeneity", "must be >= 1", heterogeneity)
+        raise InvalidOptionError("commit-rate", "heterogeneity", "must be >= 1", heterogeneity)
     d = MODEL_DEFAULTS[model]
     samples = d["samples"] if samples is None else samples
     local_lr = d["local_lr"] if local_lr is None else local_lr

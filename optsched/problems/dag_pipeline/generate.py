@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 from optsched.workloads.operator_graphs import load_operator_graph
@@ -52,15 +52,15 @@ def generate(seed: int, *, nodes: int = 20, stages: int = 4, shape: str = "dag",
     (True, 2)
     """
     if nodes < 1:
-        raise InvalidInstanceError(P, "nodes", "must be >= 1", nodes)
+        raise InvalidOptionError(P, "nodes", "must be >= 1", nodes)
     if not 1 <= stages <= nodes:
-        raise InvalidInstanceError(P, "stages", f"must be in 1..nodes ({nodes})", stages)
+        raise InvalidOptionError(P, "stages", f"must be in 1..nodes ({nodes})", stages)
     if shape not in ("dag", "chain"):
-        raise InvalidInstanceError(P, "shape", "must be 'dag' or 'chain'", shape)
+        raise InvalidOptionError(P, "shape", "must be 'dag' or 'chain'", shape)
     if objective not in OBJECTIVES:
-        raise InvalidInstanceError(P, "objective", f"must be one of {OBJECTIVES}", objective)
+        raise InvalidOptionError(P, "objective", f"must be one of {OBJECTIVES}", objective)
     if width < 1:
-        raise InvalidInstanceError(P, "width", "must be >= 1", width)
+        raise InvalidOptionError(P, "width", "must be >= 1", width)
     rng = make_rng(seed, P, nodes, stages, shape, width)
     compute = rng.uniform(1e-3, 1e-2, nodes)
     edges = []
@@ -107,7 +107,7 @@ def from_operator_graph(path, *, stages: int | None = 4, objective: str = "bottl
     """The forward DAG of a dnn-partitioning graph as a ``dag-pipeline`` instance (see module doc);
     ``stages=None``: 4, or the number of forward nodes when the graph has fewer."""
     if not (backward_factor >= 1 and math.isfinite(backward_factor)):
-        raise InvalidInstanceError(P, "backward_factor", "must be >= 1", backward_factor)
+        raise InvalidOptionError(P, "backward_factor", "must be >= 1", backward_factor)
     og = load_operator_graph(path)
     keep = np.flatnonzero(~og.is_backward)
     if len(keep) == 0:
@@ -121,7 +121,7 @@ def from_operator_graph(path, *, stages: int | None = 4, objective: str = "bottl
     edges = [(index[u], index[v], float(b)) for u, v, b in zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist())
              if u in index and v in index]
     if not 1 <= stages <= len(keep):
-        raise InvalidInstanceError(P, "stages", f"must be in 1..{len(keep)} (forward nodes)", stages)
+        raise InvalidOptionError(P, "stages", f"must be in 1..{len(keep)} (forward nodes)", stages)
     return DagPipelineInstance(
         compute_s=tuple(float(x) for x in og.accel_latency[keep] / 1000.0 * factor), edges=tuple(edges),
         stages=stages, objective=objective, balance_percent=balance_percent, bandwidth=bandwidth,
@@ -134,5 +134,5 @@ def import_operator_graph(path, index: int | None = None) -> DagPipelineInstance
     """``optsched import dnn-partitioning-stages FILE``: 4 stages (fewer on a graph of fewer forward
     nodes), Rhino's 8% budget, cut-bytes."""
     if index is not None:
-        raise InvalidInstanceError(P, "--index", "a dnn-partitioning file holds one graph")
+        raise InvalidOptionError(P, "--index", "a dnn-partitioning file holds one graph")
     return from_operator_graph(path, objective="cut-bytes", stages=None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from optsched.core import portable
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 
 from .hilbert import hilbert_keys, quantize
@@ -88,11 +88,11 @@ def generate(seed: int = 0, particles: int = 5000, level: int = 3, ranks: int = 
              contiguous: bool = True) -> DomainDecompositionInstance:
     """An instance from a generated particle set (``mic_ranks = -1``: half the ranks, rounded down)."""
     if particles < 1:
-        raise InvalidInstanceError("domain-decomposition", "particles", "must be >= 1", particles)
+        raise InvalidOptionError("domain-decomposition", "particles", "must be >= 1", particles)
     if distribution not in ("halos", "zeldovich"):
-        raise InvalidInstanceError("domain-decomposition", "distribution", "must be halos or zeldovich", distribution)
+        raise InvalidOptionError("domain-decomposition", "distribution", "must be halos or zeldovich", distribution)
     if ranks < 1:
-        raise InvalidInstanceError("domain-decomposition", "ranks", "must be >= 1", ranks)
+        raise InvalidOptionError("domain-decomposition", "ranks", "must be >= 1", ranks)
     rng = make_rng(seed, "domain-decomposition", distribution)
     pos = gaussian_halos(particles, rng) if distribution == "halos" else zeldovich(particles, rng)
     cells, counts, weights = cell_work(pos, level, pp_factor)

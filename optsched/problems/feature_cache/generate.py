@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import sha256_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.graphs import Graph
 from optsched.graphs.io import read_planetoid_graph
@@ -60,9 +60,9 @@ def generate(seed: int = 0, nodes: int = 500, train_fraction: float = 0.2, batch
              cache_fraction: float = 0.1, order: str = "proximity", mean_degree: float = 6.0) -> FeatureCacheInstance:
     """A Chung-Lu power-law graph, random training nodes, one epoch of reads."""
     if nodes < 2:
-        raise InvalidInstanceError("feature-cache", "nodes", "must be >= 2", nodes)
+        raise InvalidOptionError("feature-cache", "nodes", "must be >= 2", nodes)
     if not 0 < cache_fraction <= 1:
-        raise InvalidInstanceError("feature-cache", "cache_fraction", "must be in (0, 1]", cache_fraction)
+        raise InvalidOptionError("feature-cache", "cache_fraction", "must be in (0, 1]", cache_fraction)
     rng = make_rng(seed, "feature-cache", "graph")
     g = power_law_graph(nodes, mean_degree, rng)
     train = np.sort(rng.choice(nodes, size=max(1, int(round(train_fraction * nodes))), replace=False))
@@ -83,7 +83,7 @@ def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstan
     """One epoch of reads on a planetoid graph: training nodes = the non-test nodes (see
     ``graph-partition``), proximity order, batch 64, fan-outs (10, 5), capacity 10% of the nodes."""
     if index not in (None, 0):
-        raise InvalidInstanceError("feature-cache", "--index", "must be 0: the file holds one graph", index)
+        raise InvalidOptionError("feature-cache", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = path.with_name(path.name[: -len(".graph")] + ".test.index") if path.name.endswith(".graph") else None
     try:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import sha256_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.graphs import Graph
 from optsched.graphs.io import read_edge_list, read_planetoid_graph
@@ -61,9 +61,9 @@ def generate(seed: int = 0, nodes: int = 100, parts: int = 2, mean_degree: float
     (``ceil(count/K) > (1+eps) count/K``, which happens on tiny graphs; recorded in provenance).
     """
     if nodes < 2:
-        raise InvalidInstanceError("graph-partition", "nodes", "must be >= 2", nodes)
+        raise InvalidOptionError("graph-partition", "nodes", "must be >= 2", nodes)
     if not 0 < train_fraction <= 1:
-        raise InvalidInstanceError("graph-partition", "train_fraction", "must be in (0, 1]", train_fraction)
+        raise InvalidOptionError("graph-partition", "train_fraction", "must be in (0, 1]", train_fraction)
     rng = make_rng(seed, "graph-partition", "generate")
     g = power_law_graph(nodes, mean_degree, rng, exponent)
     T = max(1, int(round(train_fraction * nodes)))
@@ -90,7 +90,7 @@ def _invalid(fmt: str, exc: Exception) -> InvalidInstanceError:
 def import_planetoid(path, index: int | None = None) -> GraphPartitionInstance:
     """A planetoid ``ind.<name>.graph`` file (``index`` is unused, accepted for the CLI)."""
     if index not in (None, 0):
-        raise InvalidInstanceError("graph-partition", "--index", "must be 0: the file holds one graph", index)
+        raise InvalidOptionError("graph-partition", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = None
     for suffix in (".graph", ".graph.gz"):
@@ -123,7 +123,7 @@ def import_planetoid(path, index: int | None = None) -> GraphPartitionInstance:
 def import_edge_list(path, index: int | None = None) -> GraphPartitionInstance:
     """A text edge list (``index`` is unused, accepted for the CLI); every node is a training seed."""
     if index not in (None, 0):
-        raise InvalidInstanceError("graph-partition", "--index", "must be 0: the file holds one graph", index)
+        raise InvalidOptionError("graph-partition", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     try:
         gf = read_edge_list(path)

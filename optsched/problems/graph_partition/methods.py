@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
@@ -26,7 +26,7 @@ METIS_FM_SMALL_EDGES = 200_000
 def _positive(instance, ctx, *names) -> None:
     for name in names:
         if ctx.options[name] < 1:
-            raise InvalidInstanceError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
+            raise InvalidOptionError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
 
 
 def _outcome(instance, parts, stats=None) -> Outcome:
@@ -97,7 +97,7 @@ def bgl_1level(instance, ctx: SolveContext) -> Outcome:
 def metis_fm(instance, ctx: SolveContext) -> Outcome:
     _positive(instance, ctx, "passes")
     if ctx.options["trials"] < 0:
-        raise InvalidInstanceError(instance.problem, "option trials", "must be >= 0", ctx.options["trials"])
+        raise InvalidOptionError(instance.problem, "option trials", "must be >= 0", ctx.options["trials"])
     trials = ctx.options["trials"] or (METIS_FM_SMALL_TRIALS if len(instance.edges) <= METIS_FM_SMALL_EDGES else 1)
     best, runs = None, []
     for t in range(max(1, trials)):

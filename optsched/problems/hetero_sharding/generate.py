@@ -22,7 +22,7 @@ import numpy as np
 
 from optsched.core.data import data_file
 from optsched.core import portable
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.operator_graphs import load_operator_graph
 
@@ -60,7 +60,7 @@ def gavel_device_flops(types, job: str = "Transformer (batch size 64)", referenc
 
     def thr(t: str) -> float:
         if t not in doc or not isinstance(doc[t], dict):
-            raise InvalidInstanceError(P, "devices", f"unknown GPU type (Gavel lists {sorted(doc)})", t)
+            raise InvalidOptionError(P, "devices", f"unknown GPU type (Gavel lists {sorted(doc)})", t)
         entry = doc[t].get(key)
         if not isinstance(entry, dict) or not isinstance(entry.get("null"), (int, float)) or entry["null"] <= 0:
             jobs = sorted(ast.literal_eval(k)[0] for k in doc[t] if k.startswith("("))
@@ -78,9 +78,9 @@ def parse_devices(spec: str) -> list[str]:
         try:
             k = int(count or 1)
         except ValueError:
-            raise InvalidInstanceError(P, "devices", "must look like 'v100:2,k80:2'", spec) from None
+            raise InvalidOptionError(P, "devices", "must look like 'v100:2,k80:2'", spec) from None
         if not name or k < 1:
-            raise InvalidInstanceError(P, "devices", "must look like 'v100:2,k80:2'", spec)
+            raise InvalidOptionError(P, "devices", "must look like 'v100:2,k80:2'", spec)
         out += [name] * k
     return out
 
@@ -193,16 +193,16 @@ def generate(seed: int, *, template: str = "random", devices: int = 4, stages: i
     heterogeneous example on ``devices`` devices). The seed only matters for ``random``."""
     if template == "transformer":
         if layers < 1:
-            raise InvalidInstanceError(P, "layers", "must be >= 1", layers)
+            raise InvalidOptionError(P, "layers", "must be >= 1", layers)
         if gpus:
             types = parse_devices(gpus)
             return transformer_program(gavel_device_flops(types), layers=layers, device_names=types,
                                        name=f"transformer-{gpus}")
         if devices < 1:
-            raise InvalidInstanceError(P, "devices", "must be >= 1", devices)
+            raise InvalidOptionError(P, "devices", "must be >= 1", devices)
         return transformer_program(hap_example_flops(devices), layers=layers)
     if template != "random":
-        raise InvalidInstanceError(P, "template", "must be 'random' or 'transformer'", template)
+        raise InvalidOptionError(P, "template", "must be 'random' or 'transformer'", template)
     return random_instance(seed, devices=devices, stages=stages, max_options=max_options, segments=segments,
                            segment_length=segment_length, speed_ratio=speed_ratio)
 
@@ -220,9 +220,9 @@ def random_instance(seed: int, *, devices: int = 4, stages: int = 8, max_options
     for field, v, lo in (("devices", devices, 1), ("stages", stages, 1), ("max_options", max_options, 1),
                          ("segments", segments, 1), ("segment_length", segment_length, 1)):
         if v < lo:
-            raise InvalidInstanceError(P, field, f"must be >= {lo}", v)
+            raise InvalidOptionError(P, field, f"must be >= {lo}", v)
     if not (speed_ratio >= 1 and math.isfinite(speed_ratio)):
-        raise InvalidInstanceError(P, "speed_ratio", "must be >= 1", speed_ratio)
+        raise InvalidOptionError(P, "speed_ratio", "must be >= 1", speed_ratio)
     rng = make_rng(seed, P, devices, stages, max_options, segments, segment_length, speed_ratio)
     flops = 4e12 * portable.exp(rng.uniform(-0.5, 0.5, devices) * portable.log(speed_ratio))
     kinds = ("all_gather", "all_reduce", "reduce_scatter", "all_to_all")
@@ -256,5 +256,5 @@ def import_operator_graph(path, index: int | None = None) -> HeteroShardingInsta
     """``optsched import dnn-partitioning-hap FILE``: the graph on HAP's 8-device heterogeneous
     example (:func:`hap_example_flops`), at most 64 stages."""
     if index is not None:
-        raise InvalidInstanceError(P, "--index", "a dnn-partitioning file holds one graph")
+        raise InvalidOptionError(P, "--index", "a dnn-partitioning file holds one graph")
     return operator_graph_program(path, hap_example_flops(8))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError, SolverError
+from optsched.core.errors import InvalidOptionError, SolverError
 from optsched.core.registry import Guarantee, Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
@@ -25,7 +25,7 @@ def _quirks(ctx: SolveContext) -> Quirks:
     try:
         return Quirks.from_options(ctx.options)
     except ValueError as exc:
-        raise InvalidInstanceError(PROBLEM.name, "option units", str(exc)) from None
+        raise InvalidOptionError(PROBLEM.name, "option units", str(exc)) from None
 
 
 def _solution(program, ratios) -> dict:
@@ -38,11 +38,11 @@ def _parse_program(instance, text: str) -> list[int]:
     try:
         program = [int(x) for x in text.split(",")]
     except ValueError:
-        raise InvalidInstanceError(PROBLEM.name, "option program", "must be comma-separated option indices",
+        raise InvalidOptionError(PROBLEM.name, "option program", "must be comma-separated option indices",
                                    text) from None
     if len(program) != instance.num_stages or any(
             not 0 <= o < len(st.options) for o, st in zip(program, instance.stages)):
-        raise InvalidInstanceError(PROBLEM.name, "option program",
+        raise InvalidOptionError(PROBLEM.name, "option program",
                                    f"must give a valid option index for each of the {instance.num_stages} stages", text)
     return program
 
@@ -105,7 +105,7 @@ def ratio_lp(instance, ctx: SolveContext) -> Outcome:
                 options={"max_rounds": Option(int, 50, "most LP rounds"), **QUIRK_OPTIONS})
 def alternate(instance, ctx: SolveContext) -> Outcome:
     if ctx.options["max_rounds"] < 0:
-        raise InvalidInstanceError(PROBLEM.name, "option max_rounds", "must be >= 0", ctx.options["max_rounds"])
+        raise InvalidOptionError(PROBLEM.name, "option max_rounds", "must be >= 0", ctx.options["max_rounds"])
     program, ratios, cost, trace = alg.alternate(instance, ctx, _quirks(ctx), ctx.options["max_rounds"])
     return Outcome(solution=_solution(program, ratios), objective=cost, stats={"trace": trace,
                                                                               "rounds": len(trace) - 1})

@@ -15,7 +15,7 @@ import numpy as np
 
 from optsched.core.data import data_file
 from optsched.core import portable
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.interference import GAVEL_THROUGHPUTS, load_gavel_interference
 from optsched.workloads.traces import load_gavel_trace
@@ -68,27 +68,27 @@ def generate(seed: int, jobs: int = 40, servers: int = 8, gpus_per_server: int =
     log-uniform.
     """
     if not sizes:
-        raise InvalidInstanceError("interference-online", "sizes", "needs at least one GPU demand", sizes)
+        raise InvalidOptionError("interference-online", "sizes", "needs at least one GPU demand", sizes)
     if len(sizes) != len(size_probs):
-        raise InvalidInstanceError("interference-online", "sizes",
+        raise InvalidOptionError("interference-online", "sizes",
                                    f"needs one probability per size in size_probs ({len(sizes)} sizes, "
                                    f"{len(size_probs)} size_probs)", sizes)
     if not sum(size_probs) > 0:
-        raise InvalidInstanceError("interference-online", "size_probs", "needs a positive probability", size_probs)
+        raise InvalidOptionError("interference-online", "size_probs", "needs a positive probability", size_probs)
     if len(runtime) != 2:
-        raise InvalidInstanceError("interference-online", "runtime", "needs two values (lo, hi)", runtime)
+        raise InvalidOptionError("interference-online", "runtime", "needs two values (lo, hi)", runtime)
     if not 0 < runtime[0] <= runtime[1]:
-        raise InvalidInstanceError("interference-online", "runtime", "needs 0 < lo <= hi", runtime)
+        raise InvalidOptionError("interference-online", "runtime", "needs 0 < lo <= hi", runtime)
     rng = make_rng(seed, "interference-online")
     if table is not None and (not isinstance(table, (list, tuple)) or len(table) < 3):
-        raise InvalidInstanceError("interference-online", "table", "must be (names, beta, forbidden)", table)
+        raise InvalidOptionError("interference-online", "table", "must be (names, beta, forbidden)", table)
     names, beta, forb = table[:3] if table is not None else synthetic_table(rng, types, forbid)
     total = servers * gpus_per_server
     sizes = np.array(sizes)
     probs = np.array(size_probs, float)
     keep = sizes <= total
     if not probs[keep].sum() > 0:
-        raise InvalidInstanceError("interference-online", "sizes", f"no size with a positive probability fits the "
+        raise InvalidOptionError("interference-online", "sizes", f"no size with a positive probability fits the "
                                    f"cluster's {total} GPUs", tuple(sizes.tolist()))
     sizes, probs = sizes[keep], probs[keep] / probs[keep].sum()
     gpus = rng.choice(sizes, size=jobs, p=probs)
@@ -123,9 +123,9 @@ def load_gavel_online(path, index: int = 0, servers: int = 16, gpus_per_server: 
     server-level proxy]. Jobs larger than the cluster are an error (never dropped).
     """
     if index != 0:
-        raise InvalidInstanceError("interference-online", "index", "must be 0 (a trace is one stream)", index)
+        raise InvalidOptionError("interference-online", "index", "must be 0 (a trace is one stream)", index)
     if not arrival_scale > 0:
-        raise InvalidInstanceError("interference-online", "arrival_scale", "must be > 0", arrival_scale)
+        raise InvalidOptionError("interference-online", "arrival_scale", "must be > 0", arrival_scale)
     names, beta, forb, table = gavel_table(interference_scale, throughputs)
     trace = sorted(load_gavel_trace(path), key=lambda t: (t.arrival_s, t.index))
     if max_jobs is not None:
@@ -156,11 +156,11 @@ def load_gavel_window(path, part: int = 0, parts: int = 1, servers: int = 8, gpu
     (last arrival x GPUs) -- is ``load`` on ``servers x gpus_per_server`` GPUs [ours: the
     held-out evaluation streams of the learned scheduler at every cluster size]."""
     if not (isinstance(parts, int) and parts >= 1):
-        raise InvalidInstanceError("interference-online", "parts", "must be an integer >= 1", parts)
+        raise InvalidOptionError("interference-online", "parts", "must be an integer >= 1", parts)
     if not (isinstance(part, int) and 0 <= part < parts):
-        raise InvalidInstanceError("interference-online", "part", f"must be in 0..{parts - 1}", part)
+        raise InvalidOptionError("interference-online", "part", f"must be in 0..{parts - 1}", part)
     if not (math.isfinite(load) and load > 0):
-        raise InvalidInstanceError("interference-online", "load", "must be finite and > 0", load)
+        raise InvalidOptionError("interference-online", "load", "must be finite and > 0", load)
     full = load_gavel_online(path, servers=servers, gpus_per_server=gpus_per_server,
                              servers_per_group=servers_per_group, spread_penalty=spread_penalty,
                              throughputs=throughputs)
@@ -168,7 +168,7 @@ def load_gavel_window(path, part: int = 0, parts: int = 1, servers: int = 8, gpu
     lo, hi = part * n // parts, (part + 1) * n // parts
     jobs = full.jobs[lo:hi]
     if len(jobs) < 2 or jobs[-1].arrival <= jobs[0].arrival:
-        raise InvalidInstanceError("interference-online", "parts", "a window needs two distinct arrivals", parts)
+        raise InvalidOptionError("interference-online", "parts", "a window needs two distinct arrivals", parts)
     from dataclasses import replace
 
     t0, span = jobs[0].arrival, jobs[-1].arrival - jobs[0].arrival

@@ -337,21 +337,21 @@ def save_weights(weights: dict, path) -> None:
 def load_weights(path=None, field: str = "weights") -> dict:
     """The weights JSON at ``path`` (default: training seed 0's); a missing, unreadable or
     malformed file is an :class:`InvalidInstanceError` naming ``field``."""
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 
     path = Path(path or default_weights_path(0))
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise InvalidInstanceError("interference-online", field, f"cannot read weights file {path.name}: "
+        raise InvalidOptionError("interference-online", field, f"cannot read weights file {path.name}: "
                                    f"{type(exc).__name__}", str(path)) from None
     for k, shape in PARAM_SHAPES.items():
         try:
             data[k] = np.asarray(data[k], float).reshape(shape)
         except (KeyError, TypeError, ValueError):
-            raise InvalidInstanceError("interference-online", field, f"weights file {path.name} has no "
+            raise InvalidOptionError("interference-online", field, f"weights file {path.name} has no "
                                        f"{k} of shape {shape}", str(path)) from None
         if not np.isfinite(data[k]).all():
-            raise InvalidInstanceError("interference-online", field, f"weights file {path.name}: {k} "
+            raise InvalidOptionError("interference-online", field, f"weights file {path.name}: {k} "
                                        "is not finite", str(path))
     return data

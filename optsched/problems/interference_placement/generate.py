@@ -77,21 +77,21 @@ def load_gavel_snapshot(path, index: int | None = None, jobs: int = 10, servers:
     Gavel's scale-1 pairs scaled by ``interference_scale`` [ours]; unmeasured pairs need the
     interference model (not done here: the importer raises if a needed pair is unmeasured).
     """
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 
     if jobs < 1:
-        raise InvalidInstanceError("interference-placement", "jobs", "must be >= 1", jobs)
+        raise InvalidOptionError("interference-placement", "jobs", "must be >= 1", jobs)
     if index is not None:
         if index < 0:
-            raise InvalidInstanceError("interference-placement", "index", "must be >= 0", index)
+            raise InvalidOptionError("interference-placement", "index", "must be >= 0", index)
         start = index * jobs
     if start < 0:
-        raise InvalidInstanceError("interference-placement", "start", "must be >= 0", start)
+        raise InvalidOptionError("interference-placement", "start", "must be >= 0", start)
     trace = load_gavel_trace(path)
     total = len(trace)
     trace = trace[start:start + jobs]
     if not trace:
-        raise InvalidInstanceError("interference-placement", "index" if index is not None else "start",
+        raise InvalidOptionError("interference-placement", "index" if index is not None else "start",
                                    f"beyond the end of the trace ({total} jobs)", index if index is not None else start)
     grown = ""
     if servers is None:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 
 from .instance import IntraOpInstance, solution_vector
@@ -159,7 +159,7 @@ def load_iopddl(path, index: int | None = None) -> IntraOpInstance:
     (2, [[0.0], [7.0]], 4.0)
     """
     if index is not None:
-        raise _bad("--index", "an IOPDDL file holds one instance")
+        raise InvalidOptionError(PROBLEM, "--index", "an IOPDDL file holds one instance")
     from optsched.core.textfile import read_text
 
     path = Path(path)
@@ -374,9 +374,9 @@ def _parse_mesh(mesh: str) -> tuple[int, ...]:
     try:
         dims = tuple(int(x) for x in str(mesh).lower().split("x"))
     except ValueError:
-        raise _bad("mesh", "must be P or P1xP2 (devices per mesh axis)", mesh) from None
+        raise InvalidOptionError(PROBLEM, "mesh", "must be P or P1xP2 (devices per mesh axis)", mesh) from None
     if not 1 <= len(dims) <= 2 or any(d < 2 for d in dims):
-        raise _bad("mesh", "must have one or two axes of >= 2 devices (OneFlow supports at most 2)", mesh)
+        raise InvalidOptionError(PROBLEM, "mesh", "must have one or two axes of >= 2 devices (OneFlow supports at most 2)", mesh)
     return dims
 
 
@@ -416,9 +416,9 @@ def _series_parallel_edges(rng, nodes: int) -> list[tuple[int, int]]:
 def _random_instance(seed: int, graph: str, nodes: int, strategies: int, memory_ratio: float) -> IntraOpInstance:
     rng = make_rng(seed, PROBLEM, graph, nodes, strategies)
     if nodes < 2:
-        raise _bad("nodes", "must be >= 2", nodes)
+        raise InvalidOptionError(PROBLEM, "nodes", "must be >= 2", nodes)
     if strategies < 1:
-        raise _bad("strategies", "must be >= 1", strategies)
+        raise InvalidOptionError(PROBLEM, "strategies", "must be >= 1", strategies)
     if graph == "random-sp":
         edges = _series_parallel_edges(rng, nodes)
     else:
@@ -467,13 +467,13 @@ def generate(seed: int = 0, *, preset: str | None = None, graph: str = "transfor
     """
     if preset is not None:
         if preset not in PRESETS:
-            raise _bad("preset", "unknown preset (known: " + ", ".join(PRESETS) + ")", preset)
+            raise InvalidOptionError(PROBLEM, "preset", "unknown preset (known: " + ", ".join(PRESETS) + ")", preset)
         opts = dict(PRESETS[preset])
         return generate(seed, graph=opts.pop("graph"), **{**dict(layers=layers, hidden=hidden, tokens=tokens,
                                                                   mesh=mesh, nodes=nodes, strategies=strategies,
                                                                   memory_ratio=memory_ratio), **opts})
     if not memory_ratio >= 1:
-        raise _bad("memory_ratio", "must be >= 1 (the least-memory plan must fit)", memory_ratio)
+        raise InvalidOptionError(PROBLEM, "memory_ratio", "must be >= 1 (the least-memory plan must fit)", memory_ratio)
     if graph in ("random-sp", "random"):
         return _random_instance(seed, graph, nodes, strategies, memory_ratio)
     dims = _parse_mesh(mesh)
@@ -483,7 +483,7 @@ def generate(seed: int = 0, *, preset: str | None = None, graph: str = "transfor
                             provenance="optsched intra-op tiny SBP graph")
     if graph == "transformer":
         if layers < 1 or hidden < 1 or tokens < 1:
-            raise _bad("layers", "layers, hidden and tokens must be >= 1", (layers, hidden, tokens))
+            raise InvalidOptionError(PROBLEM, "layers", "layers, hidden and tokens must be >= 1", (layers, hidden, tokens))
         return sbp_instance(transformer_ops(layers, hidden, tokens), dims, memory_ratio=memory_ratio,
                             name=f"transformer-L{layers}-h{hidden}-N{tokens}-mesh{meshname}",
                             provenance="optsched intra-op transformer-block SBP generator")
@@ -493,7 +493,7 @@ def generate(seed: int = 0, *, preset: str | None = None, graph: str = "transfor
         try:
             path = data_file(graph)
         except DataUnavailable as exc:
-            raise _bad("graph", f"neither a graph kind (tiny, transformer, random-sp, random) nor a file: {exc}",
+            raise InvalidOptionError(PROBLEM, "graph", f"neither a graph kind (tiny, transformer, random-sp, random) nor a file: {exc}",
                        graph) from None
     stem = path.name.removesuffix(".json")
     return sbp_instance(operator_graph_ops(path), dims, memory_ratio=memory_ratio, name=f"{stem}-mesh{meshname}",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 
 from .instance import MknapInstance
@@ -34,11 +34,11 @@ def generate(seed: int, *, items: int = 25, rows: int = 3, tightness: float = 0.
     4
     """
     if items < 1:
-        raise InvalidInstanceError("mknap", "items", "must be >= 1", items)
+        raise InvalidOptionError("mknap", "items", "must be >= 1", items)
     if rows < 1:
-        raise InvalidInstanceError("mknap", "rows", "must be >= 1", rows)
+        raise InvalidOptionError("mknap", "rows", "must be >= 1", rows)
     if not 0 < tightness <= 1:
-        raise InvalidInstanceError("mknap", "tightness", "must be in (0, 1]", tightness)
+        raise InvalidOptionError("mknap", "tightness", "must be in (0, 1]", tightness)
     rng = make_rng(seed, "mknap", items, rows, tightness, correlated)
     weights = rng.integers(1, 1000, size=(rows, items))
     capacities = np.floor(tightness * weights.sum(axis=1))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from optsched.core.data import sha256_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.textfile import read_text
 
 from .instance import MknapInstance
@@ -81,7 +81,7 @@ def load_orlib(path: str | Path, index: int = 0) -> MknapInstance:
     path = Path(path)
     problems = parse_orlib(_read(path), path.name)
     if not 0 <= index < len(problems):
-        raise InvalidInstanceError("mknap", "index", f"{path.name} holds problems 0..{len(problems) - 1}", index)
+        raise InvalidOptionError("mknap", "index", f"{path.name} holds problems 0..{len(problems) - 1}", index)
     p = problems[index]
     header = p.pop("header")
     provenance = (f"OR-Library {path.name} (sha256 {sha256_file(path)}), problem {index}; "

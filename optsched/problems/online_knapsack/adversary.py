@@ -49,9 +49,9 @@ class KnapsackAdversary:
     def __init__(self, method: str, *, lower: float, upper: float, eps: float, requests: int,
                  family: str = "free", min_fraction: float = 0.01):
         if family not in FAMILIES:
-            from optsched.core.errors import InvalidInstanceError
+            from optsched.core.errors import InvalidOptionError
 
-            raise InvalidInstanceError("online-knapsack", "family", f"must be one of {', '.join(FAMILIES)}", family)
+            raise InvalidOptionError("online-knapsack", "family", f"must be one of {', '.join(FAMILIES)}", family)
         self.method = method
         self.lower, self.upper, self.eps = float(lower), float(upper), float(eps)
         self.requests, self.family, self.min_fraction = int(requests), family, float(min_fraction)

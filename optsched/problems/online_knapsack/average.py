@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.core.solving import solve
 
@@ -40,7 +40,7 @@ def trace_stream(path: str | Path, seed: int, *, requests: int = 120, lower: flo
 
     jobs = sorted(load_gavel_trace(path), key=lambda j: (j.arrival_s, j.index))
     if requests < 2 or requests > len(jobs):
-        raise InvalidInstanceError("online-knapsack", "requests", f"must be in [2, {len(jobs)}] for this trace",
+        raise InvalidOptionError("online-knapsack", "requests", f"must be in [2, {len(jobs)}] for this trace",
                                    requests)
     start = int(make_rng(seed, "online-knapsack", "trace-window", Path(path).name).integers(0, len(jobs) - requests + 1))
     window = jobs[start:start + requests]

@@ -8,7 +8,7 @@ value climbs while the algorithm fills up).
 
 from __future__ import annotations
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 
@@ -35,13 +35,13 @@ def generate(seed: int, *, requests: int = 60, lower: float = 1.0, upper: float 
     (5, True)
     """
     if requests < 1:
-        raise InvalidInstanceError("online-knapsack", "requests", "must be >= 1", requests)
+        raise InvalidOptionError("online-knapsack", "requests", "must be >= 1", requests)
     if values not in VALUE_SHAPES:
-        raise InvalidInstanceError("online-knapsack", "values", f"must be one of {', '.join(VALUE_SHAPES)}", values)
+        raise InvalidOptionError("online-knapsack", "values", f"must be one of {', '.join(VALUE_SHAPES)}", values)
     if not (lower > 0 and upper >= lower):
-        raise InvalidInstanceError("online-knapsack", "upper", "need 0 < lower <= upper", (lower, upper))
+        raise InvalidOptionError("online-knapsack", "upper", "need 0 < lower <= upper", (lower, upper))
     if not 0 < eps <= 1:
-        raise InvalidInstanceError("online-knapsack", "eps", "must be in (0, 1]", eps)
+        raise InvalidOptionError("online-knapsack", "eps", "must be in (0, 1]", eps)
     rng = make_rng(seed, "online-knapsack", requests, lower, upper, eps, values)
     demands = eps * rng.uniform(0.1, 1.0, requests)
     if values == "uniform":

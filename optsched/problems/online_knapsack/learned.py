@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Option, Outcome
 from optsched.core.solving import SolveContext
 from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
@@ -99,9 +99,9 @@ def policy_from_options(lower: float, upper: float, options, problem: str = "onl
         try:
             policy = PricingPolicy.load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InvalidInstanceError(problem, "option weights", f"cannot load a policy: {exc}", path) from None
+            raise InvalidOptionError(problem, "option weights", f"cannot load a policy: {exc}", path) from None
         if policy.config.resources != 1:
-            raise InvalidInstanceError(problem, "option weights", "the policy is for "
+            raise InvalidOptionError(problem, "option weights", "the policy is for "
                                        f"{policy.config.resources} resources, online-knapsack has 1", path)
         return policy, str(path)
     ratio = nearest_ratio(lower, upper)

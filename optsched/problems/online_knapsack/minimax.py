@@ -44,7 +44,7 @@ from typing import Callable
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.linear import LinearModel, ModelBuilder
 from optsched.core.solving import SolveContext
 
@@ -55,11 +55,11 @@ __all__ = ["value_grid", "build_minimax_model", "minimax_ratio", "MinimaxResult"
 def value_grid(lower: float, upper: float, grid: int) -> np.ndarray:
     """``grid`` values geometric from L to U (both included)."""
     if not (math.isfinite(lower) and lower > 0):
-        raise InvalidInstanceError("online-knapsack", "lower", "must be a finite number > 0", lower)
+        raise InvalidOptionError("online-knapsack", "lower", "must be a finite number > 0", lower)
     if not (math.isfinite(upper) and upper > lower):
-        raise InvalidInstanceError("online-knapsack", "upper", f"must be finite and > lower ({lower:g})", upper)
+        raise InvalidOptionError("online-knapsack", "upper", f"must be finite and > lower ({lower:g})", upper)
     if int(grid) < 2:
-        raise InvalidInstanceError("online-knapsack", "grid", "must be >= 2 values", grid)
+        raise InvalidOptionError("online-knapsack", "grid", "must be >= 2 values", grid)
     return lower * (upper / lower) ** (np.arange(int(grid)) / (int(grid) - 1))
 
 

@@ -37,9 +37,9 @@ class PackingAdversary:
     def __init__(self, method: str, *, resources: int = 2, lower: float = 1.0, upper: float = 16.0,
                  eps: float = 0.1, requests: int = 20, family: str = "free", min_fraction: float = 0.01):
         if family not in ("free", "increasing"):
-            from optsched.core.errors import InvalidInstanceError
+            from optsched.core.errors import InvalidOptionError
 
-            raise InvalidInstanceError("online-packing", "family", "must be free or increasing", family)
+            raise InvalidOptionError("online-packing", "family", "must be free or increasing", family)
         self.method, self.m = method, int(resources)
         self.lower, self.upper, self.eps = float(lower), float(upper), float(eps)
         self.requests, self.family, self.min_fraction = int(requests), family, float(min_fraction)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 
@@ -37,17 +37,17 @@ def generate(seed: int, *, requests: int = 40, resources: int = 2, lower: float 
     (5, 3, True)
     """
     if requests < 1:
-        raise InvalidInstanceError("online-packing", "requests", "must be >= 1", requests)
+        raise InvalidOptionError("online-packing", "requests", "must be >= 1", requests)
     if resources < 1:
-        raise InvalidInstanceError("online-packing", "resources", "must be >= 1", resources)
+        raise InvalidOptionError("online-packing", "resources", "must be >= 1", resources)
     if values not in VALUE_SHAPES:
-        raise InvalidInstanceError("online-packing", "values", f"must be one of {', '.join(VALUE_SHAPES)}", values)
+        raise InvalidOptionError("online-packing", "values", f"must be one of {', '.join(VALUE_SHAPES)}", values)
     if not (lower > 0 and upper >= lower):
-        raise InvalidInstanceError("online-packing", "upper", "need 0 < lower <= upper", (lower, upper))
+        raise InvalidOptionError("online-packing", "upper", "need 0 < lower <= upper", (lower, upper))
     if not 0 < eps <= 1:
-        raise InvalidInstanceError("online-packing", "eps", "must be in (0, 1]", eps)
+        raise InvalidOptionError("online-packing", "eps", "must be in (0, 1]", eps)
     if not 0 < density <= 1:
-        raise InvalidInstanceError("online-packing", "density", "must be in (0, 1]", density)
+        raise InvalidOptionError("online-packing", "density", "must be in (0, 1]", density)
     rng = make_rng(seed, "online-packing", requests, resources, lower, upper, eps, density, values)
     mask = rng.random((requests, resources)) < density
     mask[np.arange(requests), rng.integers(resources, size=requests)] = True

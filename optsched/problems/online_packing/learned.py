@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
@@ -77,7 +77,7 @@ def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
         try:
             policy = PricingPolicy.load(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InvalidInstanceError(instance.problem, "option weights", f"cannot load a policy: {exc}", path) from None
+            raise InvalidOptionError(instance.problem, "option weights", f"cannot load a policy: {exc}", path) from None
     else:
         policy = bundled_policy()
     out = post_prices(instance, lambda z, t: policy.price_for(instance.lower, instance.upper, z[None, :], t)[0])

@@ -52,7 +52,7 @@ from functools import cached_property
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.simulation.pipeline import Timing, named_order, peak_inflight, simulate_order
 
@@ -223,7 +223,7 @@ class FixedPolicy:
     def choose(self, setting: AdaGrouperSetting, history: np.ndarray, current: int | None, now: float,
                period: float) -> int:
         if self.group_size not in setting.candidates:
-            raise InvalidInstanceError(PROBLEM, "group_size", f"{self.group_size} does not fit the memory cap "
+            raise InvalidOptionError(PROBLEM, "group_size", f"{self.group_size} does not fit the memory cap "
                                        f"(fitting: {list(setting.candidates)})", self.group_size)
         return self.group_size
 

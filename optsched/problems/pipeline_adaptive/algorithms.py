@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
@@ -37,7 +37,7 @@ def fixed(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
     """A fixed group size for the whole run (``group_size = 1`` is 1F1B) [baseline]."""
     g = ctx.options["group_size"]
     if g not in instance.candidates:
-        raise InvalidInstanceError(instance.problem, "option group_size",
+        raise InvalidOptionError(instance.problem, "option group_size",
                                    f"must be a memory-fitting group size ({list(instance.candidates)})", g)
     return _outcome(instance, FixedPolicy(g))
 

@@ -3,7 +3,7 @@ seeded preemption trace [ours]."""
 
 from __future__ import annotations
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 
 from .adagrouper import example_setting, preemption_trace
 from .instance import PipelineAdaptiveInstance
@@ -35,13 +35,13 @@ def generate(seed: int, *, iterations: int = 120, periods: int = 40, period: flo
     try:
         sizes = tuple(int(g) for g in str(group_sizes).split(",") if g.strip())
     except ValueError:
-        raise InvalidInstanceError("pipeline-adaptive", "group_sizes", "must be comma-separated integers",
+        raise InvalidOptionError("pipeline-adaptive", "group_sizes", "must be comma-separated integers",
                                    group_sizes) from None
     if any(not 1 <= g <= MAX_GROUP_SIZE for g in sizes):  # a size that no memory can hold is named here
-        raise InvalidInstanceError("pipeline-adaptive", "group_sizes", f"must list integers in [1, {MAX_GROUP_SIZE}]",
+        raise InvalidOptionError("pipeline-adaptive", "group_sizes", f"must list integers in [1, {MAX_GROUP_SIZE}]",
                                    group_sizes)
     if periods < 1:
-        raise InvalidInstanceError("pipeline-adaptive", "periods", "must be >= 1", periods)
+        raise InvalidOptionError("pipeline-adaptive", "periods", "must be >= 1", periods)
     base = example_setting(iterations=max(1, iterations), switch_cost=switch_cost)
     trace = preemption_trace(seed, links=base.stages - 1, periods=periods, period=period, base_bandwidth=bandwidth)
     return PipelineAdaptiveInstance(

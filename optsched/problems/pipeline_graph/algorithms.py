@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 from optsched.workloads.profiles import LayerGraph, antichain_chain
@@ -100,7 +100,7 @@ def _ratio_option(text: str, instance: PipelineGraphInstance):
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        raise InvalidInstanceError("pipeline-graph", "activation_compression_ratio (option)",
+        raise InvalidOptionError("pipeline-graph", "activation_compression_ratio (option)",
                                    "must be 'instance', 'none' or a number > 0", text)
     return value
 

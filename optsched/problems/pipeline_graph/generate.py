@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.profiles import PIPEDREAM_BATCH_SIZES, load_pipedream_planner_graph
 
@@ -33,9 +33,9 @@ def random_dag(seed: int, layers: int, workers: int, *, window: int = 3, branch:
                objective: str = "bottleneck", bandwidth: float = PIPEDREAM_BANDWIDTH,
                activation_compression_ratio: float | None = None, chain: bool = False) -> PipelineGraphInstance:
     if layers < 1:
-        raise InvalidInstanceError("pipeline-graph", "layers", "must be >= 1", layers)
+        raise InvalidOptionError("pipeline-graph", "layers", "must be >= 1", layers)
     if workers < 1:
-        raise InvalidInstanceError("pipeline-graph", "workers", "must be >= 1", workers)
+        raise InvalidOptionError("pipeline-graph", "workers", "must be >= 1", workers)
     rng = make_rng(seed, "pipeline-graph", "dag", layers, window, branch, chain)
     edges = []
     for v in range(1, layers):

@@ -12,10 +12,10 @@ from .instance import OBJECTIVE, SOLUTION_SCHEMA, PipelineGraphInstance, check
 def import_pipedream_graph(path, index: int | None = None):
     """``optsched import pipedream-graph graph.txt``: the whole DAG at 16 workers, PipeDream's
     objective and defaults (edit ``workers`` / ``objective`` in the JSON as needed)."""
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
 
     if index is not None:
-        raise InvalidInstanceError("pipeline-graph", "--index", "a PipeDream graph.txt holds one graph")
+        raise InvalidOptionError("pipeline-graph", "--index", "a PipeDream graph.txt holds one graph")
     return from_pipedream(path, 16)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.profiles import Profile, load_profile
 from optsched.workloads.topology import GB, DeviceGraph, resolve
@@ -29,7 +29,7 @@ def random_profile(seed: int, layers: int) -> Profile:
     """A seeded random chain at batch 1: forward 1-10 ms, backward 1.5-2.5 x forward, parameters
     0-50 MB, activations 1-100 MB (stash = activation) [ours]."""
     if layers < 1:
-        raise InvalidInstanceError("pipeline-partition", "layers", "must be >= 1", layers)
+        raise InvalidOptionError("pipeline-partition", "layers", "must be >= 1", layers)
     rng = make_rng(seed, "pipeline-partition", "chain", layers)
     fw = rng.uniform(1e-3, 1e-2, layers)
     bw = fw * rng.uniform(1.5, 2.5, layers)
@@ -46,7 +46,7 @@ def from_profile(profile: Profile, graph: DeviceGraph, *, microbatches: int = 4,
                  name: str | None = None, provenance: str = "") -> PipelinePartitionInstance:
     """The instance of ``profile`` on ``graph``."""
     if microbatches < 1:
-        raise InvalidInstanceError("pipeline-partition", "microbatches", "must be >= 1", microbatches)
+        raise InvalidOptionError("pipeline-partition", "microbatches", "must be >= 1", microbatches)
     size = microbatch_size if microbatch_size is not None else profile.batch_size / microbatches
     return PipelinePartitionInstance(
         objective=objective, microbatches=microbatches, profile_batch=profile.batch_size, microbatch_size=size,
@@ -74,10 +74,10 @@ def generate(seed: int, *, profile: str = "", layers: int = 8, topology: str = "
     graph = resolve(topology, seed=seed)
     if memory_gb:
         if memory_gb < 0:
-            raise InvalidInstanceError("pipeline-partition", "memory_gb", "must be > 0", memory_gb)
+            raise InvalidOptionError("pipeline-partition", "memory_gb", "must be > 0", memory_gb)
         graph = DeviceGraph(graph.speed, (memory_gb * GB,) * graph.num_devices, graph.links, graph.name)
     if objective not in ("bottleneck", "sync-estimate", "sync"):
-        raise InvalidInstanceError("pipeline-partition", "objective",
+        raise InvalidOptionError("pipeline-partition", "objective",
                                    "must be one of 'bottleneck', 'sync-estimate', 'sync'", objective)
     return from_profile(prof, graph, microbatches=microbatches, objective=objective, stages=stages or None,
                         microbatch_size=microbatch_size or None, max_replicas=max_replicas or None,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.linear import LinearModel, ModelBuilder
 
 from .instance import PipelinePartitionInstance
@@ -38,7 +38,7 @@ __all__ = ["build_model", "build_model_for", "decode"]
 def build_model(instance: PipelinePartitionInstance) -> LinearModel:
     """The MILP for the instance's fixed ``stages`` (export needs a fixed K)."""
     if instance.stages is None:
-        raise InvalidInstanceError(instance.problem, "stages", "the MILP is one model per number of stages: "
+        raise InvalidOptionError(instance.problem, "stages", "the MILP is one model per number of stages: "
                                    "set 'stages' to export it (the milp method solves every K)")
     return build_model_for(instance, instance.stages)
 

@@ -19,14 +19,14 @@ def import_pipedream_profile(path, index: int | None = None, batch_size: float |
     depends on the microbatch count only, not on the batch's size [ours]).
     The file also serves as a profile (``generate pipeline-partition --profile inst.json``
     re-reads its per-layer arrays) for other topologies and objectives."""
-    from optsched.core.errors import InvalidInstanceError
+    from optsched.core.errors import InvalidOptionError
     from optsched.workloads.profiles import load_pipedream_graph
     from optsched.workloads.topology import resolve
 
     from .generate import from_profile
 
     if index is not None:
-        raise InvalidInstanceError("profile", "--index", "a PipeDream graph.txt holds one profile")
+        raise InvalidOptionError("profile", "--index", "a PipeDream graph.txt holds one profile")
     prof = load_pipedream_graph(path, batch_size, unknown_batch=1.0)
     return from_profile(prof, resolve("nvlink:4", seed=0),
                         provenance=prof.provenance + "; optsched import defaults: nvlink:4, 4 microbatches, "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError, UnknownNameError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, UnknownNameError
 from optsched.core.instance import load_json_file
 from optsched.core.rng import make_rng
 
@@ -56,9 +56,9 @@ def _parse_cap(cap: str, stages: int, microbatches: int) -> tuple[int, ...] | No
     try:
         value = int(cap)
     except ValueError:
-        raise InvalidInstanceError(PROBLEM, "cap", "must be none, 1f1b or an integer >= 1", cap) from None
+        raise InvalidOptionError(PROBLEM, "cap", "must be none, 1f1b or an integer >= 1", cap) from None
     if value < 1:
-        raise InvalidInstanceError(PROBLEM, "cap", "must be >= 1", value)
+        raise InvalidOptionError(PROBLEM, "cap", "must be >= 1", value)
     return (value,) * stages
 
 
@@ -75,20 +75,20 @@ def generate(seed: int, *, stages: int = 4, microbatches: int = 8, heterogeneity
     """
     if plan or plan_result:
         if not (plan and plan_result):
-            raise InvalidInstanceError(PROBLEM, "plan_result" if plan else "plan",
+            raise InvalidOptionError(PROBLEM, "plan_result" if plan else "plan",
                                        "give both --plan (partition instance) and --plan-result")
         return from_plan(plan, plan_result)
     if profile or topology:
         return from_profile(seed, profile, topology, stages, microbatches)
     if stages < 1:
-        raise InvalidInstanceError(PROBLEM, "stages", "must be >= 1", stages)
+        raise InvalidOptionError(PROBLEM, "stages", "must be >= 1", stages)
     if microbatches < 1:
-        raise InvalidInstanceError(PROBLEM, "microbatches", "must be >= 1", microbatches)
+        raise InvalidOptionError(PROBLEM, "microbatches", "must be >= 1", microbatches)
     if not 0 <= heterogeneity < 1:
-        raise InvalidInstanceError(PROBLEM, "heterogeneity", "must be in [0, 1)", heterogeneity)
+        raise InvalidOptionError(PROBLEM, "heterogeneity", "must be in [0, 1)", heterogeneity)
     for name, value in (("transfer", transfer), ("allreduce", allreduce)):
         if not value >= 0:
-            raise InvalidInstanceError(PROBLEM, name, "must be >= 0", value)
+            raise InvalidOptionError(PROBLEM, name, "must be >= 0", value)
     caps = _parse_cap(str(cap), stages, microbatches)
     rng = make_rng(seed, PROBLEM, stages, microbatches, heterogeneity, transfer, allreduce)
     fwd = rng.uniform(1 - heterogeneity, 1 + heterogeneity, stages)
@@ -116,7 +116,7 @@ def _partition_problem():
     try:
         return get_problem("pipeline-partition")
     except UnknownNameError:
-        raise InvalidInstanceError(PROBLEM, "plan", "needs the pipeline-partition problem, which is not "
+        raise InvalidOptionError(PROBLEM, "plan", "needs the pipeline-partition problem, which is not "
                                    "registered in this installation") from None
 
 
@@ -156,7 +156,7 @@ def from_partition(pinst, solution, provenance: str = "") -> PipelineScheduleIns
     try:
         from optsched.pipeline.costs import stage_times
     except ImportError:
-        raise InvalidInstanceError(PROBLEM, "plan", "needs optsched.pipeline.costs (the pipeline-partition "
+        raise InvalidOptionError(PROBLEM, "plan", "needs optsched.pipeline.costs (the pipeline-partition "
                                    "cost model), which is not available in this installation") from None
     report = _partition_problem().check(pinst, solution)
     if not report.feasible:

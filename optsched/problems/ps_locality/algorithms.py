@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from optsched.core.errors import Infeasible, InvalidInstanceError, SolverError
+from optsched.core.errors import Infeasible, InvalidOptionError, SolverError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, TimeLimitReached, model_outcome
 
@@ -50,7 +50,7 @@ def milp(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """
     rows = row_options(ctx.options)
     if not (rows["cumulative"] or rows["activity"]):
-        raise InvalidInstanceError("ps-locality", "option activity_rows", "milp needs cumulative_rows or "
+        raise InvalidOptionError("ps-locality", "option activity_rows", "milp needs cumulative_rows or "
                                    "activity_rows: without both the completion variables are unconstrained")
     require_horizon(instance)
     model = build_model(offline_data(instance), **rows)
@@ -103,7 +103,7 @@ def lower_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     require_horizon(instance)
     fine = ctx.options["fine_slots"]
     if fine < 1:
-        raise InvalidInstanceError("ps-locality", "option fine_slots", "must be >= 1", fine)
+        raise InvalidOptionError("ps-locality", "option fine_slots", "must be >= 1", fine)
     solo = float(solo_slots(instance).sum())
     starts = lower_bound_buckets(instance, fine)
     model = build_model(pooled_data(instance), bucket_starts=starts, integer=False,
@@ -232,9 +232,9 @@ def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     require_horizon(instance)
     kappa, trials = ctx.options["kappa"], ctx.options["trials"]
     if not (kappa >= 1 and math.isfinite(kappa)):
-        raise InvalidInstanceError("ps-locality", "option kappa", "must be a finite number >= 1", kappa)
+        raise InvalidOptionError("ps-locality", "option kappa", "must be a finite number >= 1", kappa)
     if trials < 1:
-        raise InvalidInstanceError("ps-locality", "option trials", "must be >= 1", trials)
+        raise InvalidOptionError("ps-locality", "option trials", "must be >= 1", trials)
     model, sol = _lp_point(instance, ctx)
     lp = [np.clip(model.block_values(sol.x, k), 0, None) for k in "xpyqzud"]
     lp = [np.where(a > 1e-9, a, 0.0) for a in lp]     # solver noise below 1e-9 is zero

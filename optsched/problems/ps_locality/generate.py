@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 from optsched.workloads.job_types import job_types
@@ -80,7 +80,7 @@ def baseline_horizon(instance: PsLocalityInstance) -> int:
 
 def _check(name: str, value, ok: bool, rule: str) -> None:
     if not ok:
-        raise InvalidInstanceError("ps-locality", name, rule, value)
+        raise InvalidOptionError("ps-locality", name, rule, value)
 
 
 def generate(seed: int, *, jobs: int = 6, machines: int = 3, gpus_per_machine: int = 4, max_workers: int = 4,

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from optsched.core.errors import Infeasible, InvalidInstanceError, SolverError
+from optsched.core.errors import Infeasible, InvalidOptionError, SolverError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
@@ -212,9 +212,9 @@ def online_rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     window = ctx.options["window"]
     for name in ("window", "max_lp_jobs"):
         if ctx.options[name] < 1:
-            raise InvalidInstanceError("ps-locality", f"option {name}", "must be >= 1", ctx.options[name])
+            raise InvalidOptionError("ps-locality", f"option {name}", "must be >= 1", ctx.options[name])
     if not (ctx.options["kappa"] >= 1 and math.isfinite(ctx.options["kappa"])):
-        raise InvalidInstanceError("ps-locality", "option kappa", "must be a finite number >= 1", ctx.options["kappa"])
+        raise InvalidOptionError("ps-locality", "option kappa", "must be a finite number >= 1", ctx.options["kappa"])
     policy = _RollingRounding(instance, ctx, window, ctx.options["kappa"], ctx.options["max_lp_jobs"])
     g = instance.resources.index("gpu")
     cluster = Cluster(gpus_per_server=[int(c) for c in instance.capacity[:, g]], intra_bandwidth=instance.bandwidth_in,

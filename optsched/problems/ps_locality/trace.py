@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.data import sha256_file
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.workloads.job_types import trace_job_type
 from optsched.workloads.traces import load_gavel_trace
 
@@ -50,12 +50,12 @@ def load_philly_trace(path: str | Path, index: int = 0, *, jobs: int = 20, machi
                             ("workload_scale", workload_scale, workload_scale > 0),
                             ("arrival_scale", arrival_scale, arrival_scale > 0)):
         if not ok:
-            raise InvalidInstanceError("ps-locality", name, "must be positive", value)
+            raise InvalidOptionError("ps-locality", name, "must be positive", value)
     path = Path(path)
     trace = sorted(load_gavel_trace(path), key=lambda j: (j.arrival_s, j.index))
     windows = -(-len(trace) // jobs)
     if not 0 <= index < windows:
-        raise InvalidInstanceError("ps-locality", "index", f"{path.name} has windows 0..{windows - 1} of {jobs} jobs",
+        raise InvalidOptionError("ps-locality", "index", f"{path.name} has windows 0..{windows - 1} of {jobs} jobs",
                                    index)
     source = (path, index * jobs, trace[index * jobs:(index + 1) * jobs], sha256_file(path))  # read once
     if slot_s is not None:

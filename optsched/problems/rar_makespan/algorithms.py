@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
@@ -108,9 +108,9 @@ def sjf_bco(instance: RarMakespanInstance, ctx: SolveContext) -> Outcome:
     lam = ctx.options.get("spread_factor", 1.0)
     n_g = instance.max_gpus
     if kappa_opt < 0 or kappa_opt > n_g:
-        raise InvalidInstanceError(instance.problem, "option kappa", f"must be in 0..{n_g} (0 = try all)", kappa_opt)
+        raise InvalidOptionError(instance.problem, "option kappa", f"must be in 0..{n_g} (0 = try all)", kappa_opt)
     if not lam >= 1:
-        raise InvalidInstanceError(instance.problem, "option spread_factor", "must be >= 1 (lambda)", lam)
+        raise InvalidOptionError(instance.problem, "option spread_factor", "must be >= 1 (lambda)", lam)
     kappas = [kappa_opt] if kappa_opt else _kappas(instance)
 
     def feasible(theta):

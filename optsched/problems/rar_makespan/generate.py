@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time
@@ -133,22 +133,22 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpu_choices: str = "
     (160, 20, 32)
     """
     if servers < 1:
-        raise InvalidInstanceError("rar-makespan", "servers", "must be >= 1", servers)
+        raise InvalidOptionError("rar-makespan", "servers", "must be >= 1", servers)
     try:
         choices = [int(c) for c in gpu_choices.split(",")]
     except ValueError:
-        raise InvalidInstanceError("rar-makespan", "gpu_choices", "must be comma-separated integers", gpu_choices) from None
+        raise InvalidOptionError("rar-makespan", "gpu_choices", "must be comma-separated integers", gpu_choices) from None
     if not choices or min(choices) < 1:
-        raise InvalidInstanceError("rar-makespan", "gpu_choices", "must list GPU counts >= 1", gpu_choices)
+        raise InvalidOptionError("rar-makespan", "gpu_choices", "must list GPU counts >= 1", gpu_choices)
     if mix not in ("uniform", "mobihoc"):
-        raise InvalidInstanceError("rar-makespan", "mix", "must be 'uniform' or 'mobihoc'", mix)
+        raise InvalidOptionError("rar-makespan", "mix", "must be 'uniform' or 'mobihoc'", mix)
     if not 0 <= estimate_error < 1:
-        raise InvalidInstanceError("rar-makespan", "estimate_error", "must be in [0, 1)", estimate_error)
+        raise InvalidOptionError("rar-makespan", "estimate_error", "must be in [0, 1)", estimate_error)
     if not 0 < tau_low <= tau_high <= 1:
-        raise InvalidInstanceError("rar-makespan", "tau_low", "must satisfy 0 < tau_low <= tau_high <= 1",
+        raise InvalidOptionError("rar-makespan", "tau_low", "must satisfy 0 < tau_low <= tau_high <= 1",
                                    (tau_low, tau_high))
     if not 1 <= iterations_low <= iterations_high:
-        raise InvalidInstanceError("rar-makespan", "iterations_low", "must satisfy 1 <= low <= high",
+        raise InvalidOptionError("rar-makespan", "iterations_low", "must satisfy 1 <= low <= high",
                                    (iterations_low, iterations_high))
     rng = make_rng(seed, "rar-makespan", jobs, servers, gpu_choices, mix, max_job_gpus, estimate_error)
     caps = tuple(int(c) for c in rng.choice(choices, size=servers))
@@ -200,11 +200,11 @@ def load_gavel_rar(path: str | Path, index: int = 0, *, jobs: int = 160, servers
     to 20, more when the largest job needs them.
     """
     if jobs < 1:
-        raise InvalidInstanceError("rar-makespan", "jobs", "must be >= 1", jobs)
+        raise InvalidOptionError("rar-makespan", "jobs", "must be >= 1", jobs)
     trace = load_gavel_trace(path)
     chunk = trace[index * jobs:(index + 1) * jobs] if index >= 0 else []
     if not chunk:
-        raise InvalidInstanceError("rar-makespan", "index", f"must be in 0..{math.ceil(len(trace) / jobs) - 1}",
+        raise InvalidOptionError("rar-makespan", "index", f"must be in 0..{math.ceil(len(trace) / jobs) - 1}",
                                    index)
     rows = [(j.job_type, j.gpus, j.total_steps, f"{Path(path).name} line {j.line} job_type") for j in chunk]
     return _trace_batch(rows, servers, gpus_per_server, f"{Path(path).stem}-batch{index}",
@@ -216,7 +216,7 @@ def load_tiresias_rar(path: str | Path, index: int = 0, *, servers: int | None =
     """Tiresias' ``60_job.csv`` as one batch on ``servers`` x ``gpus_per_server`` GPUs (default 8
     servers, more when the largest job needs them)."""
     if index != 0:
-        raise InvalidInstanceError("rar-makespan", "index", "must be 0 (a Tiresias job file is one batch)", index)
+        raise InvalidOptionError("rar-makespan", "index", "must be 0 (a Tiresias job file is one batch)", index)
     jobs = load_tiresias_jobs(path)
     rows = [(j.model, j.gpus, j.iterations, f"{Path(path).name} line {j.line} model_name") for j in jobs]
     return _trace_batch(rows, servers, gpus_per_server, f"{Path(path).stem}", Path(path).name, 8)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.rng import make_rng
 from optsched.workloads.job_types import job_type, job_types, trace_job_type
 from optsched.workloads.rar_timing import iteration_time, iterations_per_slot
@@ -52,7 +52,7 @@ def tree_links(seed: int, servers: int, racks: int) -> tuple[tuple[str, str, flo
     rack linked to ``core`` with UPLINK * (servers in the rack) * a seeded draw from
     RACK_OVERSUBSCRIPTION (one rack: no core)."""
     if not 1 <= racks <= servers:
-        raise InvalidInstanceError("rar-online", "racks", f"must lie in 1..servers ({servers})", racks)
+        raise InvalidOptionError("rar-online", "racks", f"must lie in 1..servers ({servers})", racks)
     rng = make_rng(seed, "rar-online-tree", servers, racks)
     members = [[s for s in range(servers) if s * racks // servers == k] for k in range(racks)]
     links = [(f"s{s}", f"rack{k}", UPLINK) for k in range(racks) for s in members[k]]
@@ -95,20 +95,20 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpus_per_server: int
     (3, (2, 2))
     """
     if jobs < 1 or servers < 1 or gpus_per_server < 1 or horizon < 1 or max_workers < 1:
-        raise InvalidInstanceError("rar-online", "jobs", "jobs, servers, gpus_per_server, horizon and "
+        raise InvalidOptionError("rar-online", "jobs", "jobs, servers, gpus_per_server, horizon and "
                                    "max_workers must be >= 1", (jobs, servers, gpus_per_server, horizon, max_workers))
     try:
         fractions = [float(f) for f in reserve_fractions.split(",")]
     except ValueError:
-        raise InvalidInstanceError("rar-online", "reserve_fractions", "must be comma-separated numbers",
+        raise InvalidOptionError("rar-online", "reserve_fractions", "must be comma-separated numbers",
                                    reserve_fractions) from None
     if not fractions or not all(0 < f <= 1 for f in fractions):
-        raise InvalidInstanceError("rar-online", "reserve_fractions", "must lie in (0, 1]", reserve_fractions)
+        raise InvalidOptionError("rar-online", "reserve_fractions", "must lie in (0, 1]", reserve_fractions)
     if network not in ("flat", "tree"):
-        raise InvalidInstanceError("rar-online", "network", "must be flat or tree", network)
+        raise InvalidOptionError("rar-online", "network", "must be flat or tree", network)
     links = tree_links(seed, servers, racks) if network == "tree" else None
     if not 0 < slot_s < math.inf:
-        raise InvalidInstanceError("rar-online", "slot_s", "must be > 0 and finite", slot_s)
+        raise InvalidOptionError("rar-online", "slot_s", "must be > 0 and finite", slot_s)
     rng = make_rng(seed, "rar-online", jobs, servers, gpus_per_server, horizon, max_workers, arrival_span,
                    reserve_fractions, slot_s)
     names = sorted(job_types())
@@ -149,7 +149,7 @@ def load_gavel_online(path: str | Path, index: int = 0, *, servers: int = 20, gp
     horizon = last arrival + ``extra_slots``. ``jobs`` keeps the first that many jobs (by arrival);
     ``index`` is accepted for the CLI (the trace is one instance: must be 0)."""
     if index != 0:
-        raise InvalidInstanceError("rar-online", "index", "must be 0 (a trace is one online instance)", index)
+        raise InvalidOptionError("rar-online", "index", "must be 0 (a trace is one online instance)", index)
     trace = sorted(load_gavel_trace(path), key=lambda job: (job.arrival_s, job.index))
     if jobs is not None:
         trace = trace[:jobs]

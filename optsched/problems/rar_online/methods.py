@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Guarantee, Option, Outcome, size_limit
 
 from .gadget import GadgetPolicy, exact_effort, pricing
@@ -51,7 +51,7 @@ def gadget(instance, ctx):
     """
     for name in ("buckets", "window"):
         if ctx.options[name] < 1:
-            raise InvalidInstanceError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
+            raise InvalidOptionError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
     policy = GadgetPolicy(instance, buckets=ctx.options["buckets"], window=ctx.options["window"])
     return _policy_outcome(instance, policy, buckets=ctx.options["buckets"], window=ctx.options["window"])
 
@@ -110,7 +110,7 @@ def tiresias_las(instance, ctx):
     """Tiresias-style 2D-LAS baseline [ours, after Tiresias' discretized 2D-LAS]: see
     :class:`.policies.TiresiasLas`. No guarantee; empirical. O(T (n log n + n S))."""
     if not ctx.options["threshold"] >= 0:
-        raise InvalidInstanceError(instance.problem, "option threshold", "must be >= 0", ctx.options["threshold"])
+        raise InvalidOptionError(instance.problem, "option threshold", "must be >= 0", ctx.options["threshold"])
     return _policy_outcome(instance, TiresiasLas(instance, ctx.options["threshold"]))
 
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 
@@ -65,7 +65,7 @@ def _load_profiles(source: str) -> list[tuple[str, dict, int]]:
     path = Path(source)
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files or not all(f.is_file() for f in files):
-        raise InvalidInstanceError("smd", "profiles", "must be 'synthetic', a .json profile or a directory of them",
+        raise InvalidOptionError("smd", "profiles", "must be 'synthetic', a .json profile or a directory of them",
                                    source)
     out = []
     for f in files:
@@ -87,15 +87,15 @@ def generate(seed: int, *, jobs: int = 6, max_workers: int = 4, max_parameter_se
     for name, value, low in (("jobs", jobs, 1), ("max_workers", max_workers, 1),
                              ("max_parameter_servers", max_parameter_servers, 1), ("layers", layers, 1)):
         if value < low:
-            raise InvalidInstanceError("smd", name, f"must be >= {low}", value)
+            raise InvalidOptionError("smd", name, f"must be >= {low}", value)
     if not 1 <= resources <= len(RESOURCE_NAMES):
-        raise InvalidInstanceError("smd", "resources", f"must be in 1..{len(RESOURCE_NAMES)}", resources)
+        raise InvalidOptionError("smd", "resources", f"must be in 1..{len(RESOURCE_NAMES)}", resources)
     if not 0 < tightness <= 1:
-        raise InvalidInstanceError("smd", "tightness", "must be in (0, 1]", tightness)
+        raise InvalidOptionError("smd", "tightness", "must be in (0, 1]", tightness)
     if not 0 <= non_deferrable <= 1:
-        raise InvalidInstanceError("smd", "non_deferrable", "must be a fraction in [0, 1]", non_deferrable)
+        raise InvalidOptionError("smd", "non_deferrable", "must be a fraction in [0, 1]", non_deferrable)
     if not (math.isfinite(round_length) and round_length >= 0):
-        raise InvalidInstanceError("smd", "round_length", "must be >= 0 and finite", round_length)
+        raise InvalidOptionError("smd", "round_length", "must be >= 0 and finite", round_length)
     library = None if profiles == "synthetic" else _load_profiles(profiles)
     rng = make_rng(seed, "smd", jobs, max_workers, max_parameter_servers, layers, resources, tightness,
                    non_deferrable, profiles)

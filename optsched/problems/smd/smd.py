@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError, SolverError
+from optsched.core.errors import InvalidOptionError, SolverError
 from optsched.core.registry import Outcome
 from optsched.core.result import relative_gap
 from optsched.core.solving import SolveContext
@@ -192,15 +192,15 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     require_feasible(instance)
     opts = ctx.options
     if opts["inner"] not in INNER_METHODS:
-        raise InvalidInstanceError("smd", "option inner", f"must be one of {', '.join(INNER_METHODS)}", opts["inner"])
+        raise InvalidOptionError("smd", "option inner", f"must be one of {', '.join(INNER_METHODS)}", opts["inner"])
     for name in ("max_outer", "max_inner"):
         if opts[name] < 1:
-            raise InvalidInstanceError("smd", f"option {name}", "must be >= 1", opts[name])
+            raise InvalidOptionError("smd", f"option {name}", "must be >= 1", opts[name])
     if not opts["target_gap"] >= 0:  # also rejects nan
-        raise InvalidInstanceError("smd", "option target_gap", "must be >= 0 (inf: no branch and bound)",
+        raise InvalidOptionError("smd", "option target_gap", "must be >= 0 (inf: no branch and bound)",
                                    opts["target_gap"])
     if not 0 < opts["damping"] <= 1:
-        raise InvalidInstanceError("smd", "option damping", "must be in (0, 1]", opts["damping"])
+        raise InvalidOptionError("smd", "option damping", "must be in (0, 1]", opts["damping"])
     cfg = enumerate_configurations(instance)
     cap = instance.capacity_array
     ratio = cfg.numerator / cfg.denominator

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 
@@ -94,17 +94,17 @@ def generate(seed: int, *, jobs: int = 40, servers: int = 4, gpus_per_server: in
     from optsched.workloads.job_types import job_type
 
     if jobs < 1:
-        raise InvalidInstanceError("srpt", "jobs", "the job stream is empty: must be >= 1", jobs)
+        raise InvalidOptionError("srpt", "jobs", "the job stream is empty: must be >= 1", jobs)
     for name, value in (("servers", servers), ("gpus_per_server", gpus_per_server), ("recurrences", recurrences),
                         ("history_runs", history_runs)):
         if value < 1:
-            raise InvalidInstanceError("srpt", name, "must be >= 1", value)
+            raise InvalidOptionError("srpt", name, "must be >= 1", value)
     if not 0 < load:
-        raise InvalidInstanceError("srpt", "load", "must be > 0", load)
+        raise InvalidOptionError("srpt", "load", "must be > 0", load)
     if plans not in ("mixed",) + PLANS:
-        raise InvalidInstanceError("srpt", "plans", "must be mixed, data, pipeline or tensor", plans)
+        raise InvalidOptionError("srpt", "plans", "must be mixed, data, pipeline or tensor", plans)
     if predictor not in ("forest", "oracle"):
-        raise InvalidInstanceError("srpt", "predictor", "must be forest or oracle", predictor)
+        raise InvalidOptionError("srpt", "predictor", "must be forest or oracle", predictor)
     rng = make_rng(seed, "srpt", jobs, servers, gpus_per_server, load, recurrences, history_runs, noise, plans)
     total = servers * gpus_per_server
     demands = [g for g in (1, 2, 4, 8, 16) if g <= total]
@@ -158,9 +158,9 @@ def load_gavel_stream(path: str | Path, index: int = 0, *, servers: int = 16, gp
     from optsched.workloads.traces import load_gavel_trace
 
     if index != 0:
-        raise InvalidInstanceError("srpt", "index", "must be 0 (a trace is one stream)", index)
+        raise InvalidOptionError("srpt", "index", "must be 0 (a trace is one stream)", index)
     if not 0 < history_fraction < 1:
-        raise InvalidInstanceError("srpt", "history_fraction", "must be in (0, 1)", history_fraction)
+        raise InvalidOptionError("srpt", "history_fraction", "must be in (0, 1)", history_fraction)
     trace = sorted(load_gavel_trace(path), key=lambda t: (t.arrival_s, t.index))
     split = max(1, int(round(history_fraction * len(trace))))
     if split >= len(trace):

@@ -34,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.simulation.cluster import Cluster, FifoPolicy, JobTable, Policy, SimJob, Simulator
 
 from .instance import SrptInstance, SrptJob
@@ -132,7 +132,7 @@ class PriorityPolicy(Policy):
                  on_completion_hook: Callable[[SimJob, float], None] | None = None,
                  solve_model: Callable | None = None):
         if placement not in PLACEMENTS:
-            raise InvalidInstanceError("srpt", "option placement", f"must be one of {', '.join(PLACEMENTS)}",
+            raise InvalidOptionError("srpt", "option placement", f"must be one of {', '.join(PLACEMENTS)}",
                                        placement)
         self.instance = instance
         self.key = key

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidOptionError
 from optsched.core import portable
 from optsched.core.rng import make_rng
 
@@ -23,7 +23,7 @@ PRESETS = {"tiny": dict(cores=6, stages=3), "small": dict(cores=32, stages=3), "
 
 def generate(seed: int = 0, cores: int = 32, stages: int = 3, spread: float = 8.0) -> StageCoresInstance:
     if stages < 1:
-        raise InvalidInstanceError("stage-cores", "stages", "must be >= 1", stages)
+        raise InvalidOptionError("stage-cores", "stages", "must be >= 1", stages)
     rng = make_rng(seed, "stage-cores", "generate")
     names = STAGES[:stages] if stages <= len(STAGES) else STAGES + tuple(f"stage{i}" for i in range(3, stages))
     rates = 1000.0 * portable.exp(rng.uniform(-portable.log(spread) / 2, portable.log(spread) / 2, size=stages))

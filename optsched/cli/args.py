@@ -1,0 +1,108 @@
+"""Argument values: argparse types that name the option, the parser whose usage errors are
+invalid options (exit 2), and the problem-specific ``--name value`` options of ``generate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Sequence
+
+from ..core.errors import InvalidOptionError
+from ..core.params import check_value
+
+
+def _int_at_least(name: str, minimum: int | None, maximum: int | None = None):
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum``), the error naming the
+    option; out of range is an error, never clamped."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer (got {text!r})") from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum} (got {value})")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum} (got {value})")
+        return value
+    return parse
+
+
+def _positive_int(name: str):
+    return _int_at_least(name, 1)
+
+
+def _nonnegative_int(name: str):
+    return _int_at_least(name, 0)
+
+
+def _positive_number(name: str):
+    """An argparse type: a positive finite number, the error naming the option."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+        if not (0 < value < float("inf")):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number (got {text})")
+        return value
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--time-limit must be a number of seconds (got {text!r})") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"--time-limit must be a positive finite number of seconds (got {text})")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors are invalid input: exit 2, one line
+        raise InvalidOptionError("cli", "arguments", message)
+
+
+def _parse_value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _extra_options(extra: Sequence[str], where: str) -> dict:
+    """``--name value`` pairs (problem-specific options) into a dict, names with underscores."""
+    out, i = {}, 0
+    items = list(extra)
+    while i < len(items):
+        tok = items[i]
+        if not tok.startswith("--"):
+            raise InvalidOptionError("cli", where, f"unexpected argument {tok!r}")
+        key = tok[2:].replace("-", "_")
+        if "=" in key:
+            key, value = key.split("=", 1)
+            out[key] = _parse_value(value)
+            i += 1
+        elif i + 1 < len(items) and not items[i + 1].startswith("--"):
+            out[key] = _parse_value(items[i + 1])
+            i += 2
+        else:
+            out[key] = True
+            i += 1
+    return out
+
+
+def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
+    out = {}
+    for key, value in options.items():
+        if key not in schema:
+            raise InvalidOptionError(problem, f"--{key.replace('_', '-')}", f"unknown {what} "
+                                       f"(known: {', '.join('--' + k.replace('_', '-') for k in schema) or 'none'})")
+        want = schema[key].type
+        if want is str and not isinstance(value, str):
+            value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+        elif want is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        # the declared type and interval (optsched.core.params), as optsched.generate checks them
+        out[key] = check_value(problem, f"--{key.replace('_', '-')}", schema[key], value)
+    return out

@@ -1,0 +1,118 @@
+"""The verbs that produce or judge a result: ``solve``, ``check``, ``plot``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..core.errors import InvalidInstanceError, InvalidOptionError
+from .args import _parse_value
+from .exits import EXIT_INFEASIBLE, EXIT_OK, EXIT_VIOLATION
+from .files import _check_output, _fmt, _load_instance, _load_result, _looks_like_instance, _sync_sidecar, _write
+from .progress import Progress
+
+
+def cmd_solve(args) -> int:
+    import optsched
+
+    prob = optsched.get_problem(args.problem)
+    _check_output(args.output, prob.name)
+    inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
+    meth = prob.get_method(args.method)
+    options = {}
+    for item in args.option or []:
+        if "=" not in item:
+            raise InvalidOptionError(prob.name, "--option", "must be NAME=VALUE", item)
+        k, v = item.split("=", 1)
+        options[k] = _parse_value(v)
+    with Progress(f"{prob.name}/{meth.name}", enabled=not args.quiet) as progress:
+        result = optsched.solve(inst, meth.name, backend=args.backend, time_limit=args.time_limit,
+                                seed=args.seed, threads=args.threads, node_limit=args.node_limit,
+                                options=options, progress=progress)
+    if args.output:
+        _write(result.dumps(), args.output)
+    _sync_sidecar(args.output, result.to_json(), args.sidecar, prob.name)
+    if args.json:
+        print(result.dumps())
+    else:
+        line = (f"{result.problem}/{result.method} [{result.fidelity}]"
+                f"{' on ' + result.backend if result.backend else ''}: {result.status}"
+                f"  objective={_fmt(result.objective)} bound={_fmt(result.bound)} gap={_fmt(result.gap)}"
+                f"  wall={result.wall_s:.3f}s")
+        print(line)
+        if result.reason:
+            print(f"reason: {result.reason}")
+    if result.status == "infeasible":
+        return EXIT_INFEASIBLE
+    if result.status == "error":
+        return EXIT_VIOLATION
+    return EXIT_OK
+
+
+def cmd_check(args) -> int:
+    import optsched
+    from ..core.referee import record_contradictions
+    from ..core.registry import CheckReport
+    from ..core.result import Result
+    from ..core.sidecar import read_json_data
+
+    prob = optsched.get_problem(args.problem)
+    inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
+    data = read_json_data(args.result, prob.name, sidecar=not args.no_sidecar)
+    if _looks_like_instance(data):
+        raise InvalidInstanceError(prob.name, "(file)", f"{args.result} is an instance (problem "
+                                   f"{data.get('problem')!r}), not a result record or solution")
+    if isinstance(data, dict) and "format_version" in data and "method" in data:
+        result = Result.from_json(data)
+        if result.problem != prob.name:
+            raise InvalidInstanceError(prob.name, "problem", f"result is for {result.problem!r}", result.problem)
+        if result.instance_sha256 and result.instance_sha256 != inst.sha256():
+            print(f"note: the result was computed for another instance (sha256 {result.instance_sha256[:12]}...)",
+                  file=sys.stderr)
+        solution, reported = result.solution, result.objective
+        contradictions = record_contradictions(result, prob.sense)
+        if solution is None and not contradictions:
+            raise InvalidInstanceError(prob.name, "solution", "the result carries no solution to check")
+    else:
+        solution, reported, contradictions = data, None, []
+    report = prob.check(inst, solution) if solution is not None else None
+    if report is None:  # a self-contradictory record without a solution: its claims are the answer
+        report = CheckReport(True, None)
+    agrees = reported is None or report.objective is None or abs(report.objective - reported) <= 1e-6 * max(1, abs(reported))
+    if args.json:
+        print(json.dumps({"feasible": report.feasible, "objective": report.objective, "reported_objective": reported,
+                          "objective_agrees": agrees, "violations": report.violations,
+                          "record_contradictions": contradictions}, indent=2))
+    else:
+        for c in contradictions:
+            print(f"the record contradicts itself: {c}")
+        if report.feasible and solution is not None:
+            print(f"feasible: objective={_fmt(report.objective)}"
+                  + ("" if agrees else f" (the result reported {_fmt(reported)})"))
+        else:
+            print(f"infeasible solution: {len(report.violations)} violation(s)")
+            for v in report.violations:
+                print(f"  - {v}")
+    return EXIT_OK if report.feasible and agrees and not contradictions else EXIT_VIOLATION
+
+
+def cmd_plot(args) -> int:
+    import matplotlib
+
+    import optsched
+    from ..plot import plot
+
+    matplotlib.use("Agg")  # files only: no window (the library itself never forces a backend)
+    prob = optsched.get_problem(args.problem)
+    _check_output(args.output, prob.name)
+    inst = _load_instance(prob, args.instance)
+    from ..core.atomic import atomic_path
+
+    result = _load_result(args.result, prob.name)
+    with atomic_path(args.output) as tmp:  # the figure appears whole or not at all
+        fig = plot(inst, result, tmp)
+    print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return EXIT_OK
