@@ -281,6 +281,12 @@ class Problem:
     #: None only for problems with no exact method (then checks against OPT are reported skipped)
     reference_method: str | None = "milp"
     tiny_instances: Callable[[int], Any] | None = None  # seed -> tiny instance, for conformance
+    #: the fixed instances on which the non-exact methods' quality is recorded
+    #: (a :class:`optsched.core.quality_sets.QualitySet`; ``instances/quality/``, ``make instances``)
+    quality: Any = None
+    #: ``build(out_dir) -> [paths]``: writes the problem's reference instances with their
+    #: reference values into ``instances/<folder>/`` (``make instances``)
+    build_references: Callable[[Any], Any] | None = None
     methods: dict[str, Method] = field(default_factory=dict)
 
     def method(self, name: str, *, kind: str, fidelity: str, summary: str, guarantee: Guarantee | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instance
@@ -62,5 +63,6 @@ PROBLEM = register_problem(Problem(
     build_model=build_model,
     default_method="dp",
     tiny_instances=tiny_instance,
+    quality=QualitySet(("milp",), quality_cases([("tiny", range(4)), ("small", range(4))])),
 ))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -37,5 +38,7 @@ PROBLEM = register_problem(Problem(
     default_method="list",
     reference_method=("milp", "brute"),
     tiny_instances=tiny_instance,
+    quality=QualitySet(("milp",), quality_cases([("hetero-small", range(4))])
+                       + quality_cases([("hetero-small", range(4))], cap="none")),
 ))
 
