@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 import optsched
 from optsched.core.solving import objective_tolerance
 from optsched.pipeline import costs
-from optsched.problems.pipeline_partition import dp as dp_module
-from optsched.problems.pipeline_partition.dp import bottleneck_dp, order_space
+from optsched.pipeline.partition import dp as dp_module
+from optsched.pipeline.partition.dp import bottleneck_dp, order_space
 from optsched.problems.pipeline_partition.generate import chain_instance
 from optsched.problems.pipeline_partition.instance import check
-from optsched.problems.pipeline_partition.spaces import BlockOrder, Clustered, UniformOrder
-from optsched.problems.pipeline_partition.stages import StageCosts, last_true
+from optsched.pipeline.partition.spaces import BlockOrder, Clustered, UniformOrder
+from optsched.pipeline.partition.stages import StageCosts, last_true
 
 from ._matrix_dp import matrix_bottleneck_dp
 

@@ -1,6 +1,6 @@
-"""Exact dynamic programs for ``pipeline-partition``: ``dp`` (uniform and clustered graphs, or a
-fixed device order), ``subset-dp`` (every device subset, tests only) and the device-order
-heuristic ``order-dp``.
+"""Exact dynamic programs of a chain partition with replication and device mapping: over the
+device order (exact on uniform and clustered graphs; the ``dp`` and ``order-dp`` methods of the
+partition problem), over every device subset (``subset-dp``, tests only).
 
 The search spaces are in :mod:`.spaces`, the stage arithmetic in :mod:`.stages`; this module
 holds the two DPs and the dispatch between them.
@@ -76,7 +76,8 @@ from .spaces import (
 from .stages import StageCosts
 
 __all__ = ["Plan", "order_space", "is_exact_space", "clusters_of", "subset_space", "bottleneck_dp", "label_dp",
-           "solve_order", "heuristic_order", "why_infeasible", "SUBSET_MAX_DEVICES", "SUBSET_MAX_POSITIONS"]
+           "solve_order", "heuristic_order", "why_infeasible", "best_plan", "optimized_objective", "sync_value",
+           "bottleneck_first", "SUBSET_MAX_DEVICES", "SUBSET_MAX_POSITIONS"]
 
 INF = math.inf
 
@@ -107,7 +108,7 @@ def bottleneck_dp(instance: PipelinePartitionInstance, space: SearchSpace, poll:
     ``space`` has a larger bottleneck; None when no probe failed). ``ch``: stage costs to share
     between calls (the same values; it only saves recomputation).
 
-    >>> from optsched.problems.pipeline_partition.generate import chain_instance
+    >>> from optsched.pipeline.partition.generate import chain_instance
     >>> inst = chain_instance([1, 2, 3, 4], topology="nvlink:2", max_replicas=1)
     >>> value, plan = bottleneck_dp(inst, order_space(inst))
     >>> value, plan.bounds, plan.groups
@@ -683,7 +684,7 @@ def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objecti
     else:
         value, plan = bottleneck_first(instance, space, objective, poll, ch)
         if plan is not None and objective == "sync-estimate":
-            start = (_sync_value(instance, plan), plan)
+            start = (sync_value(instance, plan), plan)
             if space.block_order() is not None:
                 # a cheap strong incumbent: the optimum over the block-order plans (a subset of
                 # the clustered space), whose fewer keys make it several times faster
@@ -693,6 +694,28 @@ def solve_order(instance: PipelinePartitionInstance, space: SearchSpace, objecti
     if plan is None:
         raise Infeasible(why_infeasible(instance))
     return value, plan, stats
+
+
+def optimized_objective(instance: PipelinePartitionInstance) -> str:
+    """The objective the exact searches optimize: ``sync`` (the simulated makespan) is evaluation
+    only, so they optimize ``sync-estimate`` for it."""
+    return "bottleneck" if instance.objective == "bottleneck" else "sync-estimate"
+
+
+def best_plan(instance: PipelinePartitionInstance, poll: Poll | None = None) -> tuple[Plan, bool]:
+    """The plan of the chain DP over the device order 0..N-1 (:func:`order_space`) for the
+    instance's optimized objective, and whether it is optimal over every plan (uniform and
+    clustered graphs: :func:`is_exact_space`). Raises :class:`Infeasible` when no plan fits
+    memory; ``poll`` as in :func:`solve_order` (default: no time limit).
+
+    >>> from optsched.pipeline.partition.generate import chain_instance
+    >>> plan, exact = best_plan(chain_instance([1, 2, 3, 4], topology="nvlink:2", max_replicas=1))
+    >>> plan.solution()["cuts"], exact
+    ([3], True)
+    """
+    space = order_space(instance)
+    _, plan, _ = solve_order(instance, space, optimized_objective(instance), poll)
+    return plan, is_exact_space(space)
 
 
 def bottleneck_first(instance: PipelinePartitionInstance, space: SearchSpace, objective: str,
@@ -707,11 +730,11 @@ def bottleneck_first(instance: PipelinePartitionInstance, space: SearchSpace, ob
     except SearchStopped as stop:
         if objective == "bottleneck":
             raise
-        value = INF if stop.plan is None else _sync_value(instance, stop.plan)
+        value = INF if stop.plan is None else sync_value(instance, stop.plan)
         raise SearchStopped(str(stop), value=value, plan=stop.plan) from None
 
 
-def _sync_value(instance: PipelinePartitionInstance, plan: Plan) -> float:
+def sync_value(instance: PipelinePartitionInstance, plan: Plan) -> float:
     st = costs.stage_times_of(instance, plan.bounds, plan.groups)
     return costs.sync_estimate(st, instance.microbatches)
 
