@@ -287,6 +287,10 @@ class Problem:
     #: ``build(out_dir) -> [paths]``: writes the problem's reference instances with their
     #: reference values into ``instances/<folder>/`` (``make instances``)
     build_references: Callable[[Any], Any] | None = None
+    #: the problem's folder as a Python package (``optsched.problems.<folder>``), where shared code
+    #: finds what the folder declares in files (its ``plot.py``); :func:`register_problem` sets it
+    #: to the registering module's package when not given
+    package: str | None = None
     methods: dict[str, Method] = field(default_factory=dict)
 
     def method(self, name: str, *, kind: str, fidelity: str, summary: str, guarantee: Guarantee | None = None,
@@ -329,8 +333,14 @@ _PROBLEMS: dict[str, Problem] = {}
 
 
 def register_problem(problem: Problem) -> Problem:
+    """Register ``problem``; its ``package`` defaults to the package of the calling module (the
+    problem's folder, for a ``problem.py`` that registers it)."""
     if problem.name in _PROBLEMS:
         raise ValueError(f"problem {problem.name!r} registered twice")
+    if problem.package is None:
+        import sys
+
+        problem.package = sys._getframe(1).f_globals.get("__package__") or None
     _PROBLEMS[problem.name] = problem
     return problem
 
