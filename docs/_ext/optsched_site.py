@@ -4,7 +4,7 @@
   ``plot.py`` declares (``optsched.gallery``), with the command that draws it;
 * ``_generated/problems/<problem>.md``: one page per problem: title, objective, solution schema,
   the methods (kind, fidelity, summary, guarantee), the figure, and a link to its documentation
-  page (``docs/<folder>.md``, else the page of ``docs/`` naming the problem most often);
+  page (the ``docs/`` page its ``spec`` line cites);
 * ``_generated/problems/index.md``: the list;
 * ``_generated/repro/``: the committed repro tables (``paper_repro/results``) with their figures;
 * ``_generated/more.md``: every other page of ``docs/`` that ``index.md`` does not list.
@@ -20,17 +20,14 @@ from pathlib import Path
 GENERATED = "_generated"
 
 
-def _doc_page(docs: Path, problem: str) -> str | None:
-    """The page of ``docs/`` that documents ``problem`` (its folder's name, else the page that
-    names it in backticks most often)."""
-    own = docs / f"{problem.replace('-', '_')}.md"
-    if own.is_file():
-        return own.stem
-    counts = {}
-    for page in sorted(docs.glob("*.md")):
-        counts[page.stem] = page.read_text().count(f"`{problem}`")
-    best = max(counts, key=lambda k: counts[k]) if counts else None
-    return best if best and counts[best] else None
+def _doc_page(docs: Path, spec: str) -> tuple[str, str] | None:
+    """The page of ``docs/`` (stem, anchor) that documents a problem: its ``spec`` line
+    (``docs/<page>.md#anchor``, checked by ``tests/test_docs.py``); None if it names no page here."""
+    page, _, anchor = spec.partition("#")
+    path = docs.parent / page
+    if not (page.startswith("docs/") and path.is_file()):
+        return None
+    return path.relative_to(docs).with_suffix("").as_posix(), anchor
 
 
 def _cell(text) -> str:
@@ -66,13 +63,15 @@ def write_pages(app) -> None:
         gallery += [f"## {name}", "", f"{p.title} ([page](problems/{name}.md))", "",
                     f"![{name}](img/{image_name(name)})", "", "```text", cmd, "```", ""]
         index.append(name)
-        page = _doc_page(docs, name)
+        page = _doc_page(docs, p.spec)
         lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
                  f"**Solution**: `{_cell(p.solution_schema)}`", "",
                  f"**Reference method**: `{p.reference_method}`" if p.reference_method else
                  "**Reference method**: none", ""]
         if page:
-            lines += [f"Formulation, assumptions and proofs: [{page}](../../{page}.md).", ""]
+            stem, anchor = page   # the page, not the anchor: raw-HTML anchors are no Sphinx targets
+            where = f" (section `{anchor}`)" if anchor else ""
+            lines += [f"Formulation, assumptions and proofs: [{stem}](../../{stem}.md){where}.", ""]
         lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
         for m in p.methods.values():
             g = m.guarantee.statement if m.guarantee else ""
