@@ -34,6 +34,42 @@ def _cell(text) -> str:
     return str(text or "").replace("|", "\\|").replace("\n", " ")
 
 
+def example_command(name: str, ex: dict) -> str:
+    """The command lines that draw ``name``'s example picture."""
+    from optsched.gallery import image_name
+
+    return (f"optsched generate {name} --preset {ex['preset']} --seed {ex['seed']} -o i.json && "
+            f"optsched solve {name} i.json --method {ex['method']} -o r.json && "
+            f"optsched plot {name} i.json r.json -o {image_name(name, '.pdf')}")
+
+
+def problem_page(p, docs: Path) -> str:
+    """The site's page of problem ``p`` (a registry record): title, objective, solution, reference
+    method, the link to its docs page, its methods and its picture."""
+    from optsched.gallery import image_name
+    from optsched.plot import example
+
+    name, ex = p.name, example(p.name)
+    cmd = example_command(name, ex)
+    page = _doc_page(docs, p.spec)
+    lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
+             f"**Solution**: `{_cell(p.solution_schema)}`", "",
+             f"**Reference method**: `{p.reference_method}`" if p.reference_method else
+             "**Reference method**: none", ""]
+    if page:
+        stem, anchor = page   # the page, not the anchor: raw-HTML anchors are no Sphinx targets
+        where = f" (section `{anchor}`)" if anchor else ""
+        lines += [f"Formulation, assumptions and proofs: [{stem}](../../{stem}.md){where}.", ""]
+    lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
+    for m in p.methods.values():
+        g = m.guarantee.statement if m.guarantee else ""
+        lines.append(f"| `{m.name}` | {m.kind} | {m.fidelity} | {_cell(m.summary)} | {_cell(g)} |")
+    lines += ["", "## Picture", "", f"![{name}](../img/{image_name(name)})", "",
+              f"Drawn from preset `{ex['preset']}`, seed {ex['seed']}, method `{ex['method']}`:", "",
+              "```text", cmd, "```", ""]
+    return "\n".join(lines)
+
+
 def write_pages(app) -> None:
     import matplotlib
 
@@ -57,29 +93,11 @@ def write_pages(app) -> None:
     for name in sorted(problems):
         p = problems[name]
         ex = example(name)
-        cmd = (f"optsched generate {name} --preset {ex['preset']} --seed {ex['seed']} -o i.json && "
-               f"optsched solve {name} i.json --method {ex['method']} -o r.json && "
-               f"optsched plot {name} i.json r.json -o {image_name(name, '.pdf')}")
+        cmd = example_command(name, ex)
         gallery += [f"## {name}", "", f"{p.title} ([page](problems/{name}.md))", "",
                     f"![{name}](img/{image_name(name)})", "", "```text", cmd, "```", ""]
         index.append(name)
-        page = _doc_page(docs, p.spec)
-        lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
-                 f"**Solution**: `{_cell(p.solution_schema)}`", "",
-                 f"**Reference method**: `{p.reference_method}`" if p.reference_method else
-                 "**Reference method**: none", ""]
-        if page:
-            stem, anchor = page   # the page, not the anchor: raw-HTML anchors are no Sphinx targets
-            where = f" (section `{anchor}`)" if anchor else ""
-            lines += [f"Formulation, assumptions and proofs: [{stem}](../../{stem}.md){where}.", ""]
-        lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
-        for m in p.methods.values():
-            g = m.guarantee.statement if m.guarantee else ""
-            lines.append(f"| `{m.name}` | {m.kind} | {m.fidelity} | {_cell(m.summary)} | {_cell(g)} |")
-        lines += ["", "## Picture", "", f"![{name}](../img/{image_name(name)})", "",
-                  f"Drawn from preset `{ex['preset']}`, seed {ex['seed']}, method `{ex['method']}`:", "",
-                  "```text", cmd, "```", ""]
-        (out / "problems" / f"{name}.md").write_text("\n".join(lines))
+        (out / "problems" / f"{name}.md").write_text(problem_page(p, docs))
     index += ["```", ""]
     (out / "problems" / "index.md").write_text("\n".join(index))
     (out / "gallery.md").write_text("\n".join(gallery))
@@ -128,4 +146,4 @@ def setup(app):
     return {"version": "1", "parallel_read_safe": True}
 
 
-__all__ = ["setup", "write_pages"]
+__all__ = ["setup", "write_pages", "problem_page", "example_command"]
