@@ -4,9 +4,9 @@ One :class:`Problem` per problem name (its instance type, checker, generator, pr
 and exact model builder) and one :class:`Method` per algorithm, with its kind, fidelity and, when
 it has one, its :class:`Guarantee`. A problem package registers itself when imported::
 
-    mknap = register_problem(Problem(name="mknap", ...))
+    knap = register_problem(Problem(name="knap", ...))
 
-    @mknap.method("greedy", kind="baseline", fidelity="ours", summary="...")
+    @knap.method("greedy", kind="baseline", fidelity="ours", summary="...")
     def greedy(instance, ctx):
         ...
         return Outcome(solution=..., objective=...)

@@ -39,7 +39,7 @@ _SECTION = re.compile(r"<!-- repro:begin (\S+) -->\n(.*?)<!-- repro:end \1 -->\n
 
 
 def method_fidelities(experiment: Experiment) -> list[str]:
-    """``"mknap/milp (exact, fidelity ours)"`` for each method the experiment names."""
+    """``"problem/method (kind, fidelity ...)"`` for each method the experiment names."""
     import optsched
 
     out = []

@@ -1,6 +1,6 @@
 """The ``pipeline-partition`` instance type, solution schema and checker: the chain-partition plan
 format of the shared layer (:mod:`optsched.pipeline.partition.instance`), which
-``pipeline-schedule`` also reads; re-exported here under the folder's usual file name."""
+schedules read too; re-exported here under the folder's usual file name."""
 
 from __future__ import annotations
 
