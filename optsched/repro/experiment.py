@@ -1,4 +1,4 @@
-"""How a paper table or figure is declared for ``make repro`` (spec ``repro.md``).
+"""How a paper table or figure is declared for ``make repro`` (``docs/repro.md``).
 
 A script ``paper_repro/<id>_<name>.py`` defines one module-level ``EXPERIMENT``::
 

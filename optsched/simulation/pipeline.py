@@ -1,4 +1,4 @@
-"""Exact event simulator of one synchronous pipeline iteration (spec ``pipeline.md`` (b)).
+"""Exact event simulator of one synchronous pipeline iteration (``docs/pipeline_schedule.md``).
 
 Problem
 -------
