@@ -3,7 +3,8 @@
 For every registered problem, its name (``pipeline-partition``) and its folder's name
 (``pipeline_partition``) must not occur, as a whole word, in any tracked file of the package
 ``optsched/`` (every shared layer, the command line, the docs and repro machinery, and every
-*other* problem's folder) nor in ``pyproject.toml``, except:
+*other* problem's folder), in ``pyproject.toml`` nor in the docs site's build code (``docs/_ext/``,
+``docs/conf.py``), except:
 
 * in the problem's own folder ``optsched/problems/<folder>/`` and its tests ``tests/<folder>/``;
 * in a path of a docs page, ``docs/<page>.md``: a page is documentation, which may cover several
@@ -12,14 +13,15 @@ For every registered problem, its name (``pipeline-partition``) and its folder's
   name a real problem to run, so a renamed problem fails them instead of leaving stale text;
 * on the lines of :data:`ALLOWED`, each with its reason.
 
-Scope, decided here: the package and its build file. The rest of the repository is not checked
-yet: ``README.md`` and the hand-written ``docs/*.md`` pages (which describe problems by name),
-the experiment scripts ``paper_repro/`` and their committed tables, ``benchmarks/``,
-``notebooks/``, the cross-problem tests (``tests/test_cli*.py``, ``tests/mutations.py``, ...) and
-the stored data ``instances/<folder>/``. Of those, only data and tables are generated
-(``make instances``, ``make repro``: they carry a problem's name as data, like ``docs/img/<folder>.png``
-and ``docs/guarantees.md`` from ``python -m optsched.docs_build``); the others are hand-written
-consumers above the package.
+Scope, decided here: the package, its build file and the site's build code, which hold no
+generated docs. Not checked yet (they still name problems): ``README.md`` and the hand-written
+``docs/*.md`` pages, which describe problems by name; the experiment scripts ``paper_repro/``,
+``benchmarks/`` and ``notebooks/``, consumers above the package that compare problems; the
+cross-problem tests (``tests/test_cli*.py``, ``tests/mutations.py``, ...); the ``Makefile`` (its
+list of the tests that need jax). Generated, and so outside the promise: the stored data
+``instances/<folder>/`` and quality tables (``make instances``), the repro tables (``make
+repro``), ``docs/img/<folder>.png`` (``make figures``) and ``docs/guarantees.md`` (``python -m
+optsched.docs_build``), which carry a problem's name as data.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import pytest
 import optsched
 
 ROOT = Path(__file__).resolve().parents[1]
-SCOPE = ("optsched", "pyproject.toml")
+SCOPE = ("optsched", "pyproject.toml", "docs/_ext", "docs/conf.py")
 
 #: (path, the exact stripped line, why it may name a problem); kept short
 ALLOWED = {
