@@ -27,7 +27,7 @@ import pytest
 
 import optsched
 from optsched.problems.pipeline_partition.bisect import min_bottleneck
-from optsched.problems.pipeline_partition.dp import bottleneck_dp, order_space
+from optsched.pipeline.partition.dp import bottleneck_dp, order_space
 from optsched.problems.pipeline_partition.generate import chain_instance
 
 pytestmark = pytest.mark.slow

@@ -28,8 +28,8 @@ import optsched
 from optsched.core.backends import SolverSettings
 from optsched.core.registry import get_problem
 from optsched.core.solving import SolveContext, objective_tolerance
-from optsched.problems.pipeline_partition import clock
-from optsched.problems.pipeline_partition.dp import solve_order
+from optsched.pipeline.partition import clock
+from optsched.pipeline.partition.dp import solve_order
 from optsched.problems.pipeline_partition.generate import generate
 from optsched.problems.pipeline_partition.mapping import Orbits, map_bb
 from tests.conftest import require_data

@@ -15,7 +15,7 @@ __all__ = ["render_gallery", "image_name", "main"]
 
 
 def image_name(problem: str, suffix: str = ".png") -> str:
-    """``pipeline-schedule`` -> ``pipeline_schedule.png`` (the problem's folder name)."""
+    """``my-problem`` -> ``my_problem.png`` (the problem's folder name)."""
     return problem.replace("-", "_") + suffix
 
 

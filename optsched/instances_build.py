@@ -1,5 +1,5 @@
-"""``make instances``: regenerate ``instances/<problem>/`` for every problem that provides
-``build_reference_instances(out_dir)`` in its package's ``references`` module, and the recorded
+"""``make instances``: regenerate ``instances/<folder>/`` for every problem whose record declares
+``build_references(out_dir)`` (``<folder>``: the name with ``_`` for ``-``), and the recorded
 quality of every non-exact method in ``instances/quality/`` (:mod:`optsched.quality`), and the
 SHA-256 of every preset's generated instance in ``instances/hashes.json``
 (:mod:`optsched.instance_hashes`).
@@ -8,7 +8,6 @@ SHA-256 of every preset's generated instance in ``instances/hashes.json``
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 
@@ -25,12 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     root = Path(argv[0] if argv else "instances")
     for name, problem in sorted(optsched.list_problems().items()):
-        module_name = f"optsched.problems.{name.replace('-', '_')}.references"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            continue
-        module.build_reference_instances(root / name.replace("-", "_"))
+        if problem.build_references is not None:
+            problem.build_references(root / name.replace("-", "_"))
     from optsched.quality import build_quality_tables
 
     build_quality_tables(root / "quality")

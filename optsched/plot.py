@@ -3,8 +3,9 @@
 :func:`plot` draws a result with the picture its problem declares in its own folder,
 ``optsched/problems/<name>/plot.py``: a function ``draw(instance, result) -> Figure`` and an
 ``EXAMPLE`` (seed, preset and method the gallery, the docs and the tests draw). No table here
-names a problem: the module is found from the package of the problem's instance type, so a new
-problem folder with a ``plot.py`` has a picture. The shared style, colours and drawing pieces live in
+names a problem: the module is found in the problem's folder (``Problem.package``, set when it
+registers; else the package of its instance type), so a new problem folder with a ``plot.py`` has
+a picture. The shared style, colours and drawing pieces live in
 :mod:`optsched.plotting` (below the problems).
 
 Every figure records what it drew in ``figure.optsched`` (e.g. ``{"bars": 24}``) so tests can
@@ -40,7 +41,10 @@ __all__ = ["plot", "plot_module", "pictures", "example", "color_for", "method_co
 
 
 def _package_of(problem: str) -> str:
-    module = get_problem(problem).instance_type.__module__
+    record = get_problem(problem)
+    if record.package:
+        return record.package
+    module = record.instance_type.__module__
     parts = module.split(".")
     if parts[:2] == ["optsched", "problems"] and len(parts) >= 3:
         return ".".join(parts[:3])

@@ -8,6 +8,9 @@ worse: ``ALG / REF`` for minimization, ``REF / ALG`` for maximization). ``tests/
 re-runs the methods and fails when one is worse than its recorded value beyond
 :data:`RELATIVE_TOLERANCE`.
 
+Each problem declares its own set in its folder (``Problem(..., quality=QualitySet(...))``,
+:mod:`optsched.core.quality_sets`); this module only discovers them and holds the machinery.
+
 The instance sets were chosen (and are checked by ``tests/quality_mutations.py``) so that
 disabling each documented step of a method (repair, fill, improvement, ordering rule,
 best-of-trials) makes at least one recorded value worse.
@@ -19,12 +22,12 @@ import json
 import math
 import platform
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from optsched.core.errors import NotApplicable
+from optsched.core.errors import NotApplicable, UnknownNameError
+from optsched.core.quality_sets import QualitySet
 
-__all__ = ["QUALITY_SETS", "QualitySet", "RELATIVE_TOLERANCE", "ABSOLUTE_TOLERANCE", "build_quality_tables",
+__all__ = ["quality_sets", "quality_set", "QualitySet", "RELATIVE_TOLERANCE", "ABSOLUTE_TOLERANCE", "build_quality_tables",
            "quality_methods", "regressions", "ratio"]
 
 #: Every method in the tables is deterministic for its seed, and the test re-runs exactly the
@@ -40,47 +43,25 @@ ABSOLUTE_TOLERANCE = 1e-9
 QUALITY_KINDS = ("approximation", "heuristic", "online", "baseline")
 
 
-@dataclass(frozen=True)
-class QualitySet:
-    """The fixed instances of one problem and the reference that each method is measured against."""
+def quality_sets() -> dict[str, QualitySet]:
+    """Every registered problem that declares a quality set (``Problem(..., quality=...)`` in its
+    folder), by name."""
+    import optsched
 
-    problem: str
-    reference: tuple                    # method names, first applicable: exact, else a proven bound
-    cases: tuple                        # (preset, seed, options dict)
-    skip_methods: tuple = ()            # methods not recorded (with the reason in ``notes``)
-    notes: str = ""
-    method_options: dict = field(default_factory=dict)   # method -> options for the recorded run
+    return {name: p.quality for name, p in sorted(optsched.list_problems().items()) if p.quality is not None}
 
 
-def _cases(presets_seeds, **options) -> tuple:
-    return tuple((preset, seed, dict(options)) for preset, seeds in presets_seeds for seed in seeds)
-
-
-QUALITY_SETS: dict[str, QualitySet] = {q.problem: q for q in (
-    QualitySet("mknap", ("milp",), _cases([("tiny", range(4)), ("small", range(4))])),
-    # smd-small 118: the greedy polish of the inner solutions changes the outer loop's value there
-    QualitySet("smd", ("milp",), _cases([("tiny", range(4)), ("smd-small", (0, 1, 2, 3, 4, 5, 118))])),
-    # small 4, 5 and 8: rr's repair order (latest sampled completion loses workers) matters there
-    QualitySet("ps-locality", ("milp",), _cases([("tiny", range(4)), ("small", (0, 1, 2, 4, 5, 8))])),
-    # small 8 and the 8-job mixes: SJF-BCO's choice of kappa and of the least busy GPUs matter there
-    QualitySet("rar-makespan", ("brute", "milp"), _cases([("tiny", range(4)), ("small", (0, 1, 2, 3, 8))])
-               + _cases([("small", (0, 1))], jobs=8, gpu_choices="1,2,4", max_job_gpus=4),
-               notes="brute (exact) where it applies, else milp: the contention-free lower bound"),
-    # energy objective (a positive price per GPU-slot): GADGET must turn down jobs of negative value
-    QualitySet("rar-online", ("milp",), _cases([("tiny", range(4)), ("small", range(4))])
-               + _cases([("small", (0, 1))], objective="energy", energy_price=0.5)),
-    QualitySet("pipeline-partition", ("milp",), _cases([("tiny", range(4)), ("small", range(4))])),
-    QualitySet("pipeline-schedule", ("milp",), _cases([("hetero-small", range(4))])
-               + _cases([("hetero-small", range(4))], cap="none")),
-    QualitySet("srpt", ("lb",), _cases([("tiny", range(6)), ("small", range(2))]),
-               notes="no exact method: ratios are to the proven lower bound 'lb'"),
-    QualitySet("online-knapsack", ("milp",), _cases([("tiny", range(4)), ("small", range(4)), ("increasing", range(2))])),
-)}
+def quality_set(problem: str) -> QualitySet:
+    """The quality set ``problem`` declares (a typed error naming the problems that declare one)."""
+    sets = quality_sets()
+    if problem not in sets:
+        raise UnknownNameError("problem with a quality set", problem, list(sets))
+    return sets[problem]
 
 
 def quality_methods(problem) -> list[str]:
     """The recorded methods of a problem: every approximation, heuristic, online and baseline method."""
-    skip = QUALITY_SETS[problem.name].skip_methods if problem.name in QUALITY_SETS else ()
+    skip = problem.quality.skip_methods if problem.quality is not None else ()
     return [name for name, m in problem.methods.items() if m.kind in QUALITY_KINDS and name not in skip]
 
 
@@ -123,19 +104,21 @@ def run_method(instance, method: str, seed: int = 0, options: dict | None = None
     return optsched.solve(instance, method, seed=seed, options=options or None)
 
 
-def build_table(qset: QualitySet, log=print) -> dict:
+def build_table(problem_name: str, log=print) -> dict:
+    """The quality table of problem ``problem_name``, from the quality set its record declares."""
     import optsched
 
-    problem = optsched.get_problem(qset.problem)
+    problem = optsched.get_problem(problem_name)
+    qset = quality_set(problem_name)
     methods = quality_methods(problem)
     rows = []
     for preset, seed, options in qset.cases:
-        inst = make_instance(qset.problem, preset, seed, options)
+        inst = make_instance(problem_name, preset, seed, options)
         ref_name = next(m for m in qset.reference if problem.get_method(m).applicable(inst)[0])
         ref_method = problem.get_method(ref_name)
         ref = run_method(inst, ref_name)
         if ref.status != "optimal" and not (ref_method.is_bound and ref.status == "feasible"):
-            raise RuntimeError(f"{qset.problem} {preset} seed {seed}: reference {ref_name} is {ref.status}")
+            raise RuntimeError(f"{problem_name} {preset} seed {seed}: reference {ref_name} is {ref.status}")
         ref_value = ref.bound if ref_method.is_bound else ref.objective
         results = {}
         for name in methods:
@@ -152,17 +135,17 @@ def build_table(qset: QualitySet, log=print) -> dict:
                 results[name] = {"status": "infeasible", "reason": r.reason}
                 continue
             if r.status not in ("optimal", "feasible"):
-                raise RuntimeError(f"{qset.problem} {preset} seed {seed}: {name} is {r.status}: {r.reason}")
+                raise RuntimeError(f"{problem_name} {preset} seed {seed}: {name} is {r.status}: {r.reason}")
             results[name] = {"status": r.status, "objective": r.objective,
                              "ratio": ratio(problem.sense, r.objective, ref_value)}
-        rows.append({"instance": {"generator": f"optsched.generate({qset.problem!r})", "preset": preset,
+        rows.append({"instance": {"generator": f"optsched.generate({problem_name!r})", "preset": preset,
                                   "seed": seed, "options": options, "sha256": inst.sha256(),
                                   "data": inst.to_json()},
                      "ref": {"method": ref_name, "kind": ref_method.kind,
                                    "status": ref.status, "value": ref_value, "backend": ref.backend,
                                    "solver_version": ref.solver_version},
                      "methods": results})
-        log(f"quality {qset.problem} {preset} s{seed}: ref {ref_value:.6g} "
+        log(f"quality {problem_name} {preset} s{seed}: ref {ref_value:.6g} "
             + " ".join(f"{k}={v.get('ratio') if v.get('ratio') is None else round(v['ratio'], 4)}"
                        for k, v in results.items()))
     summary = {}
@@ -171,7 +154,7 @@ def build_table(qset: QualitySet, log=print) -> dict:
         summary[name] = {"worst_ratio": max(rs) if rs else None,
                          "mean_ratio": sum(rs) / len(rs) if rs else None, "instances": len(rs)}
     return {
-        "problem": qset.problem, "sense": problem.sense,
+        "problem": problem_name, "sense": problem.sense,
         "provenance": {
             "how": (f"reference: the first applicable of optsched methods {list(qset.reference)} "
                     "(exact optimum, else a proven bound; default options, highspy, mip_rel_gap 0); "
@@ -201,10 +184,10 @@ def write_csv(table: dict, path: Path) -> None:
 def build_quality_tables(out_dir: Path, problems: list[str] | None = None, log=print) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, qset in QUALITY_SETS.items():
+    for name in quality_sets():
         if problems and name not in problems:
             continue
-        table = build_table(qset, log)
+        table = build_table(name, log)
         path = out_dir / f"{name.replace('-', '_')}.json"
         path.write_text(json.dumps(table, indent=1) + "\n")
         write_csv(table, path.with_suffix(".csv"))
@@ -220,7 +203,7 @@ def write_summary(out_dir: Path) -> Path:
              "| problem | reference | method | kind | instances | worst ratio | mean ratio |", "|---|---|---|---|---|---|---|"]
     import optsched
 
-    for name in QUALITY_SETS:
+    for name in quality_sets():
         path = out_dir / f"{name.replace('-', '_')}.json"
         if not path.is_file():
             continue
@@ -246,7 +229,7 @@ def regressions(table: dict, methods: list[str] | None = None, options: dict | N
     """Re-run the recorded methods on the recorded instances; every value worse than recorded.
 
     ``options`` replaces the recorded methods' options (to show that a step matters)."""
-    qset = QUALITY_SETS[table["problem"]]
+    qset = quality_set(table["problem"])
     out = []
     for row in table["rows"]:
         inst_rec = row["instance"]

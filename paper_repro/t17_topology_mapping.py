@@ -45,10 +45,10 @@ def cells(quick: bool) -> list[dict]:
 def run_cell(params: dict, seed: int) -> dict:
     import optsched
     from optsched.core.data import data_file
-    from optsched.problems.pipeline_partition.dp import solve_order
+    from optsched.pipeline.partition.dp import solve_order
     from optsched.problems.pipeline_partition.generate import generate
     from optsched.problems.pipeline_partition.mapping import spread, tree_order
-    from optsched.problems.pipeline_partition.spaces import BlockOrder, UniformOrder, heuristic_order
+    from optsched.pipeline.partition.spaces import BlockOrder, UniformOrder, heuristic_order
 
     path = data_file(f"profiles/pipedream/{params['profile']}.graph.txt")
     inst = generate(seed, profile=str(path), topology=params["topology"], objective=params["objective"],

@@ -38,6 +38,18 @@ def _anchors(text: str) -> set[str]:
     return ids
 
 
+def test_every_problem_spec_cites_a_page_of_the_project_docs():
+    """``Problem.spec`` (shown by ``optsched info``, linked from the site's problem page) names a
+    page the repository ships, ``docs/<page>.md`` with an anchor that exists, never a file outside it."""
+    for p in optsched.list_problems().values():
+        page, _, anchor = p.spec.partition("#")
+        assert page.startswith("docs/") and page.endswith(".md"), f"{p.name}: spec {p.spec!r} is not a docs page"
+        target = DOCS.parent / page
+        assert target.is_file(), f"{p.name}: spec page {page} does not exist"
+        if anchor:
+            assert anchor in _anchors(target.read_text()), f"{p.name}: no anchor {anchor!r} in {page}"
+
+
 def test_markers_present_once():
     text = (DOCS / "guarantees.md").read_text()
     assert text.count(BEGIN) == 1 and text.count(END) == 1

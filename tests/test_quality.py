@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 import optsched
-from optsched.quality import QUALITY_SETS, load_table, quality_methods, ratio, regressions, worse_than
+from optsched.quality import load_table, quality_sets, quality_methods, ratio, regressions, worse_than
 
 ROOT = Path(__file__).resolve().parents[1] / "instances" / "quality"
 
 
-@pytest.mark.parametrize("problem", sorted(QUALITY_SETS))
+@pytest.mark.parametrize("problem", sorted(quality_sets()))
 def test_no_method_worse_than_recorded(problem):
     table = load_table(ROOT, problem)
     assert table["problem"] == problem
@@ -29,7 +29,7 @@ def test_no_method_worse_than_recorded(problem):
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("problem", sorted(QUALITY_SETS))
+@pytest.mark.parametrize("problem", sorted(quality_sets()))
 def test_table_covers_every_non_exact_method(problem):
     table = load_table(ROOT, problem)
     recorded = set(table["rows"][0]["methods"])
@@ -45,7 +45,7 @@ def test_table_covers_every_non_exact_method(problem):
 
 
 def test_every_recorded_method_has_a_ratio_somewhere():
-    for problem in QUALITY_SETS:
+    for problem in quality_sets():
         table = load_table(ROOT, problem)
         for name, summary in table["summary"].items():
             assert summary["instances"] >= 2, (problem, name, "measured on fewer than two instances")
@@ -102,7 +102,7 @@ def test_each_optional_step_changes_a_recorded_result(problem, method, options):
         f"switching off {options} of {method} changes no recorded value: the instances do not exercise it"
 
 
-@pytest.mark.parametrize("problem", sorted(QUALITY_SETS))
+@pytest.mark.parametrize("problem", sorted(quality_sets()))
 def test_generator_still_gives_the_stored_instances(problem):
     """The tables store their instances; the generator must still produce them (first row: cheap)."""
     from optsched.quality import make_instance

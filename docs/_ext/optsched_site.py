@@ -4,7 +4,7 @@
   ``plot.py`` declares (``optsched.gallery``), with the command that draws it;
 * ``_generated/problems/<problem>.md``: one page per problem: title, objective, solution schema,
   the methods (kind, fidelity, summary, guarantee), the figure, and a link to its documentation
-  page (``docs/<folder>.md``, else the page of ``docs/`` naming the problem most often);
+  page (the ``docs/`` page its ``spec`` line cites);
 * ``_generated/problems/index.md``: the list;
 * ``_generated/repro/``: the committed repro tables (``paper_repro/results``) with their figures;
 * ``_generated/more.md``: every other page of ``docs/`` that ``index.md`` does not list.
@@ -20,21 +20,54 @@ from pathlib import Path
 GENERATED = "_generated"
 
 
-def _doc_page(docs: Path, problem: str) -> str | None:
-    """The page of ``docs/`` that documents ``problem`` (its folder's name, else the page that
-    names it in backticks most often)."""
-    own = docs / f"{problem.replace('-', '_')}.md"
-    if own.is_file():
-        return own.stem
-    counts = {}
-    for page in sorted(docs.glob("*.md")):
-        counts[page.stem] = page.read_text().count(f"`{problem}`")
-    best = max(counts, key=lambda k: counts[k]) if counts else None
-    return best if best and counts[best] else None
+def _doc_page(docs: Path, spec: str) -> tuple[str, str] | None:
+    """The page of ``docs/`` (stem, anchor) that documents a problem: its ``spec`` line
+    (``docs/<page>.md#anchor``, checked by ``tests/test_docs.py``); None if it names no page here."""
+    page, _, anchor = spec.partition("#")
+    path = docs.parent / page
+    if not (page.startswith("docs/") and path.is_file()):
+        return None
+    return path.relative_to(docs).with_suffix("").as_posix(), anchor
 
 
 def _cell(text) -> str:
     return str(text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def example_command(name: str, ex: dict) -> str:
+    """The command lines that draw ``name``'s example picture."""
+    from optsched.gallery import image_name
+
+    return (f"optsched generate {name} --preset {ex['preset']} --seed {ex['seed']} -o i.json && "
+            f"optsched solve {name} i.json --method {ex['method']} -o r.json && "
+            f"optsched plot {name} i.json r.json -o {image_name(name, '.pdf')}")
+
+
+def problem_page(p, docs: Path) -> str:
+    """The site's page of problem ``p`` (a registry record): title, objective, solution, reference
+    method, the link to its docs page, its methods and its picture."""
+    from optsched.gallery import image_name
+    from optsched.plot import example
+
+    name, ex = p.name, example(p.name)
+    cmd = example_command(name, ex)
+    page = _doc_page(docs, p.spec)
+    lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
+             f"**Solution**: `{_cell(p.solution_schema)}`", "",
+             f"**Reference method**: `{p.reference_method}`" if p.reference_method else
+             "**Reference method**: none", ""]
+    if page:
+        stem, anchor = page   # the page, not the anchor: raw-HTML anchors are no Sphinx targets
+        where = f" (section `{anchor}`)" if anchor else ""
+        lines += [f"Formulation, assumptions and proofs: [{stem}](../../{stem}.md){where}.", ""]
+    lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
+    for m in p.methods.values():
+        g = m.guarantee.statement if m.guarantee else ""
+        lines.append(f"| `{m.name}` | {m.kind} | {m.fidelity} | {_cell(m.summary)} | {_cell(g)} |")
+    lines += ["", "## Picture", "", f"![{name}](../img/{image_name(name)})", "",
+              f"Drawn from preset `{ex['preset']}`, seed {ex['seed']}, method `{ex['method']}`:", "",
+              "```text", cmd, "```", ""]
+    return "\n".join(lines)
 
 
 def write_pages(app) -> None:
@@ -60,27 +93,11 @@ def write_pages(app) -> None:
     for name in sorted(problems):
         p = problems[name]
         ex = example(name)
-        cmd = (f"optsched generate {name} --preset {ex['preset']} --seed {ex['seed']} -o i.json && "
-               f"optsched solve {name} i.json --method {ex['method']} -o r.json && "
-               f"optsched plot {name} i.json r.json -o {image_name(name, '.pdf')}")
+        cmd = example_command(name, ex)
         gallery += [f"## {name}", "", f"{p.title} ([page](problems/{name}.md))", "",
                     f"![{name}](img/{image_name(name)})", "", "```text", cmd, "```", ""]
         index.append(name)
-        page = _doc_page(docs, name)
-        lines = [f"# `{name}`", "", _cell(p.title), "", f"**Objective** ({p.sense}): {_cell(p.objective)}", "",
-                 f"**Solution**: `{_cell(p.solution_schema)}`", "",
-                 f"**Reference method**: `{p.reference_method}`" if p.reference_method else
-                 "**Reference method**: none", ""]
-        if page:
-            lines += [f"Formulation, assumptions and proofs: [{page}](../../{page}.md).", ""]
-        lines += ["## Methods", "", "| method | kind | fidelity | summary | guarantee |", "|---|---|---|---|---|"]
-        for m in p.methods.values():
-            g = m.guarantee.statement if m.guarantee else ""
-            lines.append(f"| `{m.name}` | {m.kind} | {m.fidelity} | {_cell(m.summary)} | {_cell(g)} |")
-        lines += ["", "## Picture", "", f"![{name}](../img/{image_name(name)})", "",
-                  f"Drawn from preset `{ex['preset']}`, seed {ex['seed']}, method `{ex['method']}`:", "",
-                  "```text", cmd, "```", ""]
-        (out / "problems" / f"{name}.md").write_text("\n".join(lines))
+        (out / "problems" / f"{name}.md").write_text(problem_page(p, docs))
     index += ["```", ""]
     (out / "problems" / "index.md").write_text("\n".join(index))
     (out / "gallery.md").write_text("\n".join(gallery))
@@ -129,4 +146,4 @@ def setup(app):
     return {"version": "1", "parallel_read_safe": True}
 
 
-__all__ = ["setup", "write_pages"]
+__all__ = ["setup", "write_pages", "problem_page", "example_command"]

@@ -14,7 +14,7 @@ fixed order, processor ``k`` of speed ``s_k``:
 * :func:`probe` -- the greedy feasibility test of a threshold (the building block).
 * :func:`brute_min_max` -- enumeration for tests.
 
-Used by the pipeline-partition ``bisect`` method and the domain-decomposition problem.
+Problems that cut a chain into contiguous blocks (pipeline stages, space-filling-curve domains) use it.
 """
 
 from __future__ import annotations

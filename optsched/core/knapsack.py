@@ -1,6 +1,6 @@
 """Knapsack machinery shared by the problems that reduce to it.
 
-The 0-1 multidimensional knapsack (``mknap``) and the multiple-choice multidimensional knapsack
+The 0-1 multidimensional knapsack (MKP) and the multiple-choice multidimensional knapsack
 (MC-MKP: pick exactly or at most one item per group, e.g. one configuration per job) share one
 model builder and the helpers that round a basic LP solution.
 

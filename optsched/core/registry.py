@@ -4,9 +4,9 @@ One :class:`Problem` per problem name (its instance type, checker, generator, pr
 and exact model builder) and one :class:`Method` per algorithm, with its kind, fidelity and, when
 it has one, its :class:`Guarantee`. A problem package registers itself when imported::
 
-    mknap = register_problem(Problem(name="mknap", ...))
+    knap = register_problem(Problem(name="knap", ...))
 
-    @mknap.method("greedy", kind="baseline", fidelity="ours", summary="...")
+    @knap.method("greedy", kind="baseline", fidelity="ours", summary="...")
     def greedy(instance, ctx):
         ...
         return Outcome(solution=..., objective=...)
@@ -324,6 +324,16 @@ class Problem:
     #: OPT are reported skipped)
     reference_method: str | tuple[str, ...] | None = "milp"
     tiny_instances: Callable[[int], Any] | None = None  # seed -> tiny instance, for conformance
+    #: the fixed instances on which the non-exact methods' quality is recorded
+    #: (a :class:`optsched.core.quality_sets.QualitySet`; ``instances/quality/``, ``make instances``)
+    quality: Any = None
+    #: ``build(out_dir) -> [paths]``: writes the problem's reference instances with their
+    #: reference values into ``instances/<folder>/`` (``make instances``)
+    build_references: Callable[[Any], Any] | None = None
+    #: the problem's folder as a Python package (``optsched.problems.<folder>``), where shared code
+    #: finds what the folder declares in files (its ``plot.py``); :func:`register_problem` sets it
+    #: to the registering module's package when not given
+    package: str | None = None
     methods: dict[str, Method] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -385,8 +395,14 @@ _PROBLEMS: dict[str, Problem] = {}
 
 
 def register_problem(problem: Problem) -> Problem:
+    """Register ``problem``; its ``package`` defaults to the package of the calling module (the
+    problem's folder, for a ``problem.py`` that registers it)."""
     if problem.name in _PROBLEMS:
         raise ValueError(f"problem {problem.name!r} registered twice")
+    if problem.package is None:
+        import sys
+
+        problem.package = sys._getframe(1).f_globals.get("__package__") or None
     _PROBLEMS[problem.name] = problem
     return problem
 

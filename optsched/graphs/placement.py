@@ -2,8 +2,7 @@
 
 Problem: nodes ``0..n-1`` with edges ``(u, v, w)``, parts ``0..k-1`` with capacities; assign
 every node to a part, at most ``capacity[p]`` (per weight row) on part ``p``, minimizing the total
-weight of edges between parts. Used for job graphs on servers (srpt) and data graphs on machines
-(graph-partition).
+weight of edges between parts (job graphs on servers, data graphs on machines).
 
 * :func:`min_cut_model` -- the exact MILP [classical]: binary ``x[v, p]``, ``z[e, p] >=
   |x[u, p] - x[v, p]|``, minimize ``sum_e w_e sum_p z[e, p] / 2``; capacities as rows;

@@ -2,7 +2,7 @@
 
 Problem
 -------
-Given an online method and its input class (e.g. online-knapsack streams with demands <= eps and
+Given an online method and its input class (e.g. online knapsack streams with demands <= eps and
 values in [L, U]), find an input that maximizes the method's empirical ratio against the
 offline reference: ``OPT / ALG`` for a maximization problem, ``ALG / REF`` for a minimization
 problem (REF is OPT or a proven lower bound, as the adapter says). The search is method-agnostic:

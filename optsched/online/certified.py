@@ -27,7 +27,7 @@ Attacks (all deterministic; no random search):
 bound).** For every deterministic online algorithm and every ``K >= 2``, ``N >= 1``, the staircase
 attack finds a prefix with ``OPT / ALG >= rho_K := 1 + (K - 1)(1 - q^{-1})``, ``q = (U / L)^{1 / (K
 - 1)}`` (``ALG = 0`` counting as an infinite ratio), and ``rho_K`` is exactly the optimal value of
-the minimax LP on the same grid (``optsched.problems.online_knapsack.minimax``).
+the minimax LP on the same grid (:func:`grid_lp_ratio`).
 
 *Proof.* Let ``x_i`` be the capacity the algorithm sells during step i (``sum_i x_i <= 1``) and
 ``W_j = sum_{i <= j} v_i x_i``. Abel summation with ``1 / v_{K+1} := 0``:

@@ -4,9 +4,9 @@ After the abstract of B. Du, Z. Huang, C. Wu, "Adversarial Deep Learning for Onl
 Allocation" (ACM TOMPECS 2022, arXiv 2111.10285): an algorithm network and an adversary network
 play a zero-sum game whose payoff is the algorithm's welfare relative to the offline optimum; the
 algorithm is trained with a *per-round update* that evaluates every action of a round instead of a
-sampled one. No code is public; everything below is optsched's reconstruction (spec wave2 s. 8).
+sampled one. No code is public; everything below is optsched's reconstruction (``docs/online_packing.md``).
 
-Setting (shared by ``online-knapsack``, m = 1, and ``online-packing``, m >= 1): m resources of
+Setting (shared by the online knapsack, m = 1, and online packing, m >= 1): m resources of
 capacity 1; request t has demands ``d_t in [0, eps]^m`` and a value density ``v_t in [L, U]``
 (welfare ``v_t * sum_i d_ti`` if served). The policy posts one price per resource before seeing
 the request; the request is served iff ``v_t sum_i d_ti >= sum_i p_i d_ti`` and it fits.
@@ -43,8 +43,8 @@ trains on the adversary's samples plus an archive of the worst streams the adver
 
 Robust variant [ours] (``init="lp"``, ``certified=True``, ``round_feature=False``, ``select="best"``;
 the bundled one-resource policies): (1) the network is first fitted (least squares on its
-expected level) to the price curve of the minimax LP's optimal allocation (the LP of
-``online_knapsack.minimax``, in its closed form :func:`optsched.online.certified.grid_lp_ratio`:
+expected level) to the price curve of the minimax LP's optimal allocation (the minimax
+LP, in its closed form :func:`optsched.online.certified.grid_lp_ratio`:
 the allocation that keeps every prefix of the staircase exactly at the optimal fraction); (2) every
 batch of the per-round update also holds the certified adversary's streams
 (:mod:`optsched.online.certified`: a staircase on a fresh random increasing set of 3 to

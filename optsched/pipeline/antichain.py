@@ -8,8 +8,8 @@ the possible cuts:
   L layers, built from level L - 1 by adding one layer whose predecessors are all present), with
   per down-set sums of work, parameters and the activation bytes crossing it, and for each
   down-set the indices of its *children* ``D - {v}`` for every maximal layer v of D. Every
-  proper sub-down-set of D is a sub-down-set of one of its children, which is what the exact DP of
-  ``pipeline-graph`` relies on. [ours]
+  proper sub-down-set of D is a sub-down-set of one of its children, which is what an exact DP over
+  down-sets relies on. [ours]
 * :func:`pipedream_antichain_dag`: the states PipeDream's planner reaches [code: PipeDream
   ``graph/graph.py``, ``antichain_dag`` / ``next_antichains`` / ``augment_antichain``,
   re-implemented, not copied]: from the first source, replace one node of the *augmented*
@@ -70,7 +70,7 @@ class LayerDag:
     order: list[int] = field(default_factory=list)
 
     @classmethod
-    def from_edges(cls, n: int, edges: Sequence[tuple[int, int]], problem: str = "pipeline-graph") -> "LayerDag":
+    def from_edges(cls, n: int, edges: Sequence[tuple[int, int]], problem: str = "layer-dag") -> "LayerDag":
         pred, succ = [0] * n, [0] * n
         succ_lists: list[list[int]] = [[] for _ in range(n)]
         for u, v in edges:

@@ -1,5 +1,5 @@
 """The per-stage cost model of a pipeline plan (``docs/pipeline_partition.md``), shared by the
-``pipeline-partition`` and ``pipeline-schedule`` problems.
+problems that plan a pipeline and those that schedule a plan.
 
 A plan cuts the chain into K stages; stage k covers positions ``[start_k, end_k)`` and runs on
 ``replicas_k`` devices ``devices_k``. With the chain's costs scaled to the microbatch
@@ -101,7 +101,7 @@ def stage_times_of(instance, bounds: Sequence[tuple[int, int]], groups: Sequence
 
 
 def stage_times(instance, solution) -> StageTimes:
-    """The StageTimes of a ``pipeline-partition`` solution (``cuts``, ``devices``).
+    """The StageTimes of a chain-partition plan (:mod:`.partition.instance`; ``cuts``, ``devices``).
 
     The solution must be structurally valid (the checker says so first); this function does not
     re-validate it.

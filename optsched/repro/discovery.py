@@ -1,8 +1,11 @@
-"""Finding and importing the experiment scripts ``paper_repro/*.py``.
+"""Finding and importing the experiment scripts: ``paper_repro/*.py``, then each problem's own.
 
 Every ``*.py`` file directly in the scripts folder whose name does not start with ``_`` is an
 experiment script, taken in sorted file-name order; it must define a module-level ``EXPERIMENT``
-(:class:`~optsched.repro.experiment.Experiment`). The experiment's id comes from ``EXPERIMENT.id``;
+(:class:`~optsched.repro.experiment.Experiment`). After them, the ``repro.py`` of every registered
+problem's folder that has one (problems in name order): a problem declares its own experiment
+there, and since a problem imports nothing above it, its ``EXPERIMENT`` may be a plain ``dict`` of
+the :class:`Experiment` fields. The experiment's id comes from ``EXPERIMENT.id``;
 a script that fails to import is reported under the id its file name starts with (``t2b_mknap.py``
 -> ``T2B``) so that ``--only`` can still name it. Scripts are imported by path, both in the driver
 and in the workers, under a module name derived from the path (they are not a package).
@@ -23,7 +26,7 @@ from optsched.core.errors import UnknownNameError
 
 from .experiment import Experiment
 
-__all__ = ["Script", "discover", "load_script", "select", "format_exception"]
+__all__ = ["Script", "discover", "load_script", "module_experiment", "problem_scripts", "select", "format_exception"]
 
 #: experiment ids name files (``<id>_<name>.md``): a letter, then letters, digits and "-"
 #: (the "_" separates id and name)
@@ -37,6 +40,9 @@ class Script:
     path: Path
     experiment: Experiment | None
     error: str | None = None
+    #: where the script lives, for reports: None for a script of the scripts folder
+    #: (``paper_repro/<name>``), ``optsched/problems/<folder>/repro.py`` for a problem's own
+    origin: str | None = None
 
     @property
     def id(self) -> str:
@@ -76,9 +82,15 @@ def load_script(path: str | Path) -> ModuleType:
     return module
 
 
+def module_experiment(module: ModuleType):
+    """The module's ``EXPERIMENT`` (an :class:`Experiment`; a ``dict`` of its fields is converted)."""
+    experiment = getattr(module, "EXPERIMENT", None)
+    return Experiment(**experiment) if isinstance(experiment, dict) else experiment
+
+
 def _experiment_of(path: Path) -> Experiment:
     module = load_script(path)
-    experiment = getattr(module, "EXPERIMENT", None)
+    experiment = module_experiment(module)
     if not isinstance(experiment, Experiment):
         raise TypeError(f"{path.name} defines no module-level EXPERIMENT = Experiment(...)")
     if not _ID.match(experiment.id):
@@ -87,28 +99,49 @@ def _experiment_of(path: Path) -> Experiment:
     return experiment
 
 
-def discover(scripts_dir: str | Path) -> list[Script]:
-    """Every experiment script in ``scripts_dir`` (sorted by file name), loaded or with its error.
+#: the file of a problem's folder that declares the problem's own experiment
+PROBLEM_SCRIPT = "repro.py"
 
-    Two scripts declaring the same id: the later one (in file-name order) is reported as an error.
+
+def problem_scripts() -> list[tuple[Path, str]]:
+    """``(path, origin)`` of the :data:`PROBLEM_SCRIPT` of every registered problem's folder
+    that has one, problems in name order."""
+    import importlib.util
+
+    import optsched  # registers every problem
+
+    out = []
+    for _, problem in sorted(optsched.list_problems().items()):
+        spec = importlib.util.find_spec(problem.package) if problem.package else None
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            path = Path(folder) / PROBLEM_SCRIPT
+            if path.is_file():
+                out.append((path, "/".join(problem.package.split(".")) + "/" + PROBLEM_SCRIPT))
+    return out
+
+
+def discover(scripts_dir: str | Path, *, problems: bool = True) -> list[Script]:
+    """Every experiment script in ``scripts_dir`` (sorted by file name), then (``problems``) the
+    :data:`PROBLEM_SCRIPT` of every problem folder that has one; each loaded or with its error.
+
+    Two scripts declaring the same id: the later one (in that order) is reported as an error.
     """
     scripts: list[Script] = []
-    seen: dict[str, Path] = {}
-    for path in sorted(Path(scripts_dir).glob("*.py")):
-        if path.name.startswith("_"):
-            continue
+    seen: dict[str, str] = {}
+    found = [(path, None) for path in sorted(Path(scripts_dir).glob("*.py")) if not path.name.startswith("_")]
+    for path, origin in found + (problem_scripts() if problems else []):
         try:
             experiment = _experiment_of(path)
         except Exception:
-            scripts.append(Script(path, None, format_exception()))
+            scripts.append(Script(path, None, format_exception(), origin))
             continue
         key = experiment.id.lower()
         if key in seen:
             scripts.append(Script(path, None, f"experiment id {experiment.id!r} is already declared by "
-                                              f"{seen[key].name}"))
+                                              f"{seen[key]}", origin))
             continue
-        seen[key] = path
-        scripts.append(Script(path, experiment))
+        seen[key] = origin or path.name
+        scripts.append(Script(path, experiment, None, origin))
     return scripts
 
 

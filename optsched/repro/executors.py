@@ -1,7 +1,7 @@
 """Executors that run sweep cells: local processes or a ``dask.distributed`` cluster.
 
 A cell is a :class:`CellTask` (key, script path, parameters, seed); a worker imports the script by
-path (once per process) and calls ``EXPERIMENT.run_cell(params, seed)`` through
+path (once per process) and calls its ``EXPERIMENT``'s ``run_cell(params, seed)`` through
 :func:`execute_cell`, which never raises: an exception becomes an error message in the
 :class:`CellOutcome`. Executors yield outcomes as cells finish; the driver stores them.
 
@@ -25,7 +25,7 @@ from typing import Iterator
 
 from optsched.core.errors import InvalidOptionError
 
-from .discovery import format_exception, load_script
+from .discovery import format_exception, load_script, module_experiment
 
 __all__ = ["CellTask", "CellOutcome", "execute_cell", "LocalExecutor", "DaskExecutor", "make_executor",
            "SINGLE_THREAD_ENV"]
@@ -61,7 +61,7 @@ def execute_cell(key: str, script: str, params: dict, seed: int) -> CellOutcome:
     worker = f"{socket.gethostname()}:{os.getpid()}"
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        row = load_script(script).EXPERIMENT.run_cell(dict(params), seed)
+        row = module_experiment(load_script(script)).run_cell(dict(params), seed)
         if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
             raise TypeError(f"run_cell must return a dict with str keys, got {type(row).__name__}")
         json.dumps(row, allow_nan=True)  # a row that cannot be stored is the cell's error

@@ -1,14 +1,14 @@
-"""How a paper table or figure is declared for ``make repro`` (spec ``repro.md``).
+"""How a paper table or figure is declared for ``make repro`` (``docs/repro.md``).
 
 A script ``paper_repro/<id>_<name>.py`` defines one module-level ``EXPERIMENT``::
 
     EXPERIMENT = Experiment(
-        id="T2b", title="OR-Library mknapcb1: milp vs best known, LP bound, greedy and lp-round",
-        paper="Chu & Beasley 1998 (OR-Library MKP)", formulation="[ours]",
+        id="T9", title="a benchmark library: milp vs best known, LP bound and a greedy",
+        paper="the library's paper", formulation="[ours]",
         cells=cells,        # cells(quick: bool) -> list[dict]   JSON-able parameters, one task each
         run_cell=run_cell,  # run_cell(params: dict, seed: int) -> dict   one JSON-able row
         report=report,      # report(rows: list[dict], out: ReportWriter) -> None
-        requires_data=("mknap/mknapcb1.txt",),
+        requires_data=("library/instances.txt",),   # files of OPTSCHED_DATA_DIR
     )
 
 Each cell is an independent task: ``run_cell`` must be a module-level function (it runs in a

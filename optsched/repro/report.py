@@ -39,7 +39,7 @@ _SECTION = re.compile(r"<!-- repro:begin (\S+) -->\n(.*?)<!-- repro:end \1 -->\n
 
 
 def method_fidelities(experiment: Experiment) -> list[str]:
-    """``"mknap/milp (exact, fidelity ours)"`` for each method the experiment names."""
+    """``"problem/method (kind, fidelity ...)"`` for each method the experiment names."""
     import optsched
 
     out = []
@@ -209,7 +209,8 @@ def render_section(rec: SweepRecord) -> str:
         lines += [f"**FAILED**: `{rec.script}` could not be loaded; nothing was run.", ""] + _fence(rec.error or "")
         return "\n".join(lines) + "\n"
     lines += [f"- paper: {exp.paper}; formulation: {exp.formulation}",
-              f"- script: `paper_repro/{rec.script}`; command: `{rec.command}`"]
+              f"- script: `{rec.script if '/' in rec.script else 'paper_repro/' + rec.script}`; "
+              f"command: `{rec.command}`"]
     methods = method_fidelities(exp)
     if methods:
         lines.append("- methods: " + "; ".join(methods))

@@ -145,7 +145,7 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
     """Run one experiment's sweep and report; the record says what happened (never raises,
     except ``KeyboardInterrupt``)."""
     exp = script.experiment
-    rec = SweepRecord(id=script.id, script=script.path.name, status="ok", command=options.command(script.id),
+    rec = SweepRecord(id=script.id, script=script.origin or script.path.name, status="ok", command=options.command(script.id),
                       quick=options.quick, experiment=exp, versions=versions, jobs=options.jobs)
     if exp is None:
         rec.status, rec.error = "not loaded", script.error

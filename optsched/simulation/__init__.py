@@ -1,11 +1,9 @@
 """The simulation layer, below the problems: one event/clock convention for every simulator.
 
 * :mod:`.cluster`: the discrete-event GPU-cluster simulator (arrivals, starts, preemptions with
-  restart overhead, rate changes, ticks) that carries the online problems (``ps-locality``'s
-  ``online-rr``, ``rar-online``, ``srpt``, interference-aware placement);
+  restart overhead, rate changes, ticks) that carries the online scheduling problems;
 * :mod:`.pipeline`: the exact event simulator of one synchronous pipeline iteration (GPipe,
-  1F1B, kFkB or any order) with its lower bound, shared by ``pipeline-partition``,
-  ``pipeline-schedule`` and the adaptive (Ada-Grouper) problem;
+  1F1B, kFkB or any order) with its lower bound, shared by the pipeline problems;
 * :mod:`.slots`: the slot convention of slotted policies on the cluster simulator.
 
 Convention: time is a float in the problem's unit; the events of one instant are processed as

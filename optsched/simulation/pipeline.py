@@ -1,4 +1,4 @@
-"""Exact event simulator of one synchronous pipeline iteration (spec ``pipeline.md`` (b)).
+"""Exact event simulator of one synchronous pipeline iteration (``docs/pipeline_schedule.md``).
 
 Problem
 -------
@@ -68,6 +68,8 @@ __all__ = [
     "simulate_order", "simulate", "require_cap", "lower_bound",
 ]
 
+#: the first word of this simulator's errors: the schedule format it validates, named (since before
+#: the simulator moved into this layer) after the problem whose checker it is; errors are user-visible
 PROBLEM = "pipeline-schedule"
 FORWARD, BACKWARD = 0, 1
 SCHEDULES = ("gpipe", "1f1b", "kfkb")
@@ -98,7 +100,7 @@ class Timing:
 
 def as_timing(times) -> Timing:
     """Read ``forward``, ``backward``, ``transfer``, ``allreduce`` from any object that has them
-    (a :class:`~optsched.pipeline.costs.StageTimes`, a pipeline-schedule instance, a namespace),
+    (a :class:`~optsched.pipeline.costs.StageTimes`, a schedule instance, a namespace),
     checking lengths and that every time is finite and >= 0 (the error names the field)."""
     out = {}
     for name in ("forward", "backward", "transfer", "allreduce"):
@@ -190,7 +192,7 @@ def peak_inflight(kind: np.ndarray) -> np.ndarray:
 
 
 def order_to_json(kind: np.ndarray, microbatch: np.ndarray) -> list:
-    """``[[["F", m], ["B", m], ...] per stage]``: the solution schema of ``pipeline-schedule``."""
+    """``[[["F", m], ["B", m], ...] per stage]``: the solution schema of a schedule."""
     return [[["FB"[int(t)], int(m)] for t, m in zip(row_k, row_m)] for row_k, row_m in zip(kind, microbatch)]
 
 

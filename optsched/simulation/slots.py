@@ -11,9 +11,8 @@ arrivals, then the tick*. The cluster simulator ticks at ``k * tick`` for ``k = 
 * a horizon of ``H`` slots to ``max_time = H + 1``;
 * a completion at time ``c`` to the slot ``ceil(c) - 2`` (the last slot in which it progressed).
 
-:data:`SLOTS` is that mapping; every slotted policy (``ps-locality``'s ``online-rr``, the
-``rar-online`` policies, the interference-aware online placement) uses it instead of writing the
-``+ 1`` itself.
+:data:`SLOTS` is that mapping; every slotted policy on the cluster simulator uses it instead of
+writing the ``+ 1`` itself.
 
 >>> SLOTS.arrival_time(0), SLOTS.slot_at(1.0), SLOTS.max_time(24), SLOTS.completion_slot(3.5)
 (1.0, 0, 25.0, 2)

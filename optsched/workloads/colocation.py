@@ -1,10 +1,9 @@
 """Gang placement of jobs on servers with pairwise co-location interference (shared layer).
 
-The snapshot problem ``interference-placement`` and the online problem ``interference-online``
-both decide where waiting jobs go, given the jobs already running (residents). This module holds
+A snapshot placement problem and an online one both decide where waiting jobs go, given the jobs already running (residents). This module holds
 the one cost, the candidate placements, the greedy rules and the exact MILP they share.
 
-Cost of a placement [recon, spec ``wave2.md`` section 4]: job ``j`` (type ``t_j``, ``g_j`` GPUs,
+Cost of a placement [recon, ``docs/interference_placement.md``]: job ``j`` (type ``t_j``, ``g_j`` GPUs,
 weight ``w_j`` = isolated remaining seconds ``R_j tau_j``) placed on the servers ``S_j`` costs
 
     w_j * (1 + sum_{k shares a server with j} beta[t_j][t_k] + gamma * (|S_j| - 1)),
@@ -223,18 +222,19 @@ def greedy_placement(snap: Snapshot, rule: str, order=None) -> list[dict[int, in
     return [placed.get(j) for j in range(snap.num_jobs)]
 
 
-def build_placement_model(snap: Snapshot) -> LinearModel:
-    """The snapshot MILP [recon, spec ``wave2.md`` section 4], exact for :func:`placement_cost`.
+def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearModel:
+    """The snapshot MILP [recon, ``docs/interference_placement.md``], exact for :func:`placement_cost`.
 
     ``x[j,s]`` integer GPUs, ``u[j,s]`` uses-server, ``a[j]`` admitted, ``z[p]`` per allowed pair
     of new jobs and ``y[q]`` per (job, resident) pair: ``sum_s x = g_j a_j``, ``u <= x <= g_j u``,
     ``sum_j x[j,s] <= free_s``, ``z >= u[j,s] + u[k,s] - 1``, ``y >= u[j,s]`` on the resident's
     servers, clashing pairs ``u[j,s] + u[k,s] <= 1`` and ``u = 0`` where a resident clashes.
     Objective ``sum_j w_j a_j + w_j gamma (sum_s u - a_j) + R (1 - a_j) + sum c_p z_p + sum c_q y_q``
-    (every cost >= 0, so z and y sit at their lower bounds at an optimum).
+    (every cost >= 0, so z and y sit at their lower bounds at an optimum). ``name``: the model's
+    name (in back-end refusals and MPS files): the calling problem's.
     """
     n, S = snap.num_jobs, snap.num_servers
-    b = ModelBuilder("interference-placement", "min")
+    b = ModelBuilder(name, "min")
     w = np.asarray(snap.job_weight, float)
     g = np.asarray(snap.job_gpus, int)
     cap = np.minimum(g[:, None], np.asarray(snap.free)[None, :]) if n else np.zeros((0, S))

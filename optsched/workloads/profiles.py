@@ -428,18 +428,19 @@ def load_profile(path: str | Path) -> Profile:
     if path.suffix == ".txt":
         return load_pipedream_graph(path)
     doc = load_json_file(path, "profile")
-    if isinstance(doc, dict) and doc.get("problem") == "pipeline-partition":
-        return _instance_profile(doc, path)
+    if isinstance(doc, dict) and doc.get("problem", Profile.problem) != Profile.problem:
+        return _instance_profile(doc, path)   # an instance file (a chain-partition plan's) as a profile
     return Profile.from_json(doc)
 
 
 def _instance_profile(doc: dict, path: Path) -> Profile:
-    """The per-position arrays of a pipeline-partition instance file (what ``optsched import
-    pipedream-profile`` writes) as a profile at the instance's profiling batch."""
+    """The per-position arrays of an instance file that has them (a chain-partition plan's,
+    :mod:`optsched.pipeline.partition.instance`, what ``optsched import pipedream-profile`` writes)
+    as a profile at the instance's profiling batch."""
     fields = ("layer_names", "forward_s", "backward_s", "parameter_bytes", "activation_bytes", "stash_bytes")
     missing = [f for f in fields + ("profile_batch",) if f not in doc]
     if missing:
-        raise InvalidInstanceError("profile", missing[0], f"{path.name}: a pipeline-partition instance lacks it")
+        raise InvalidInstanceError("profile", missing[0], f"{path.name}: an instance file without per-layer arrays")
     name = str(doc.get("name", path.stem)).split("@")[0] or path.stem
     try:
         return Profile(name=name, batch_size=float(doc["profile_batch"]),

@@ -1,5 +1,5 @@
-"""Per-iteration time of a ring-all-reduce (RAR) job: the one timing model of ``rar-makespan`` and
-``rar-online`` (spec ``ring_allreduce.md``, "Per-iteration time"; docs ``docs/ring_allreduce.md``).
+"""Per-iteration time of a ring-all-reduce (RAR) job: the one timing model of the RAR scheduling
+problems, offline and online (docs ``docs/ring_allreduce.md``, "Timing model").
 
 A job with model size ``m`` bytes on ``w`` workers runs iterations of length (seconds)::
 

@@ -1,7 +1,7 @@
 """The pre-issue-21 ``bottleneck_dp`` (n x n stage matrices), kept verbatim as a test oracle.
 
 It materializes (n+1) x (n+1) matrices of stage times and memory fits per device group, so it is
-for small chains only; the production DP (:mod:`optsched.problems.pipeline_partition.dp`) must
+for small chains only; the production DP (:mod:`optsched.pipeline.partition.dp`) must
 return the same optimum on every instance.
 """
 
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from optsched.problems.pipeline_partition.spaces import Plan
+from optsched.pipeline.partition.spaces import Plan
 
 INF = math.inf
 

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 import optsched
 from optsched.core.solving import objective_tolerance
 from optsched.pipeline import costs
-from optsched.problems.pipeline_partition import dp as dp_module
-from optsched.problems.pipeline_partition.dp import bottleneck_dp, order_space
+from optsched.pipeline.partition import bottleneck as bottleneck_module
+from optsched.pipeline.partition.dp import bottleneck_dp, order_space
 from optsched.problems.pipeline_partition.generate import chain_instance
 from optsched.problems.pipeline_partition.instance import check
-from optsched.problems.pipeline_partition.spaces import BlockOrder, Clustered, UniformOrder
-from optsched.problems.pipeline_partition.stages import StageCosts, last_true
+from optsched.pipeline.partition.spaces import BlockOrder, Clustered, UniformOrder
+from optsched.pipeline.partition.stages import StageCosts, last_true
 
 from ._matrix_dp import matrix_bottleneck_dp
 
@@ -54,7 +54,7 @@ def test_same_optimum_as_the_matrix_dp(topology, search, monkeypatch):
     not, fixed or free K, by either threshold search (over all floats, or over the enumerated
     candidate values of short chains); the returned plan passes the checker at that value."""
     if search == "floats":
-        monkeypatch.setattr(dp_module, "CANDIDATE_LIMIT", 0)
+        monkeypatch.setattr(bottleneck_module, "CANDIDATE_LIMIT", 0)
     feasible = 0
     for seed in range(10 if search == "floats" else 15):
         inst = _random_chain(seed, topology, memory_binds=seed % 5 != 0)
@@ -83,12 +83,12 @@ def test_property_same_optimum_as_the_matrix_dp(seed, topology):
     space = order_space(inst)
     expected = matrix_bottleneck_dp(inst, space)[0]
     assert bottleneck_dp(inst, space)[0] == expected
-    limit = dp_module.CANDIDATE_LIMIT
+    limit = bottleneck_module.CANDIDATE_LIMIT
     try:
-        dp_module.CANDIDATE_LIMIT = 0
+        bottleneck_module.CANDIDATE_LIMIT = 0
         assert bottleneck_dp(inst, space)[0] == expected
     finally:
-        dp_module.CANDIDATE_LIMIT = limit
+        bottleneck_module.CANDIDATE_LIMIT = limit
 
 
 def _brute(inst) -> float:

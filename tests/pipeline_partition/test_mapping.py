@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import optsched
 from optsched.core.solving import objective_tolerance
 from optsched.pipeline import costs
-from optsched.problems.pipeline_partition.dp import bottleneck_dp, label_dp, solve_order
+from optsched.pipeline.partition.dp import bottleneck_dp, label_dp, solve_order
 from optsched.problems.pipeline_partition.generate import chain_instance, generate
 from optsched.problems.pipeline_partition.instance import check
 from optsched.problems.pipeline_partition.mapping import (Orbits, Relaxed, RelaxedRuns, TreeSymmetry, simple_bound,
@@ -209,7 +209,7 @@ def test_dp_on_many_servers_falls_back_to_block_order_and_says_so():
     """two-level:4x8 would need 45^4 clustered keys: dp searches the block order (feasible, not
     optimal) and map-bb, the exact method there, is never worse."""
     from optsched.problems.pipeline_partition.generate import chain_instance
-    from optsched.problems.pipeline_partition.spaces import CLUSTERED_MAX_KEYS, clustered_key_count
+    from optsched.pipeline.partition.spaces import CLUSTERED_MAX_KEYS, clustered_key_count
 
     assert clustered_key_count([list(range(8))] * 4) > CLUSTERED_MAX_KEYS >= clustered_key_count([list(range(8))] * 3)
     inst = chain_instance([1.0, 2.0, 3.0, 1.0, 2.0, 2.0], topology="two-level:4x8")

@@ -19,9 +19,9 @@ import optsched
 from optsched.core.backends import SolverSettings
 from optsched.core.registry import get_problem
 from optsched.core.solving import SolveContext, TimeLimitReached, objective_tolerance
-from optsched.problems.pipeline_partition import clock
-from optsched.problems.pipeline_partition.clock import Poll, SearchStopped
-from optsched.problems.pipeline_partition.dp import bottleneck_dp, label_dp, order_space, solve_order
+from optsched.pipeline.partition import clock
+from optsched.pipeline.partition.clock import Poll, SearchStopped
+from optsched.pipeline.partition.dp import bottleneck_dp, label_dp, order_space, solve_order
 from optsched.problems.pipeline_partition.generate import generate
 from optsched.problems.pipeline_partition.instance import check
 from optsched.problems.pipeline_partition.mapping import Orbits, RelaxedRuns

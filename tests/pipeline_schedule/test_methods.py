@@ -175,20 +175,29 @@ def test_generator_is_deterministic_and_validates():
 
 
 def test_generator_from_a_partition_plan(tmp_path):
-    try:
-        partition = optsched.get_problem("pipeline-partition")
-    except optsched.UnknownNameError:
-        pytest.skip("pipeline-partition is not registered yet (built in parallel)")
-    pinst = partition.tiny_instances(0)
-    result = optsched.solve(pinst, partition.default_method)
-    pinst.save(tmp_path / "plan.json")
-    result.save(tmp_path / "plan_result.json")
-    inst = generate(0, plan=str(tmp_path / "plan.json"), plan_result=str(tmp_path / "plan_result.json"))
-    assert inst.microbatches == pinst.microbatches
-    from optsched.pipeline.costs import stage_times
+    """A plan of the shared chain-partition layer, saved as its instance file and a result record
+    (then as a bare solution), gives the schedule instance of the cost model's stage times."""
+    import json
 
-    times = stage_times(pinst, result.solution)
+    from optsched.pipeline.costs import stage_times
+    from optsched.pipeline.partition.dp import best_plan
+    from optsched.pipeline.partition.generate import generate as plan_generate
+
+    pinst = plan_generate(0, layers=5, topology="two-level:2x2:25:1", objective="sync-estimate", microbatches=4)
+    plan, _ = best_plan(pinst)
+    pinst.save(tmp_path / "plan.json")
+    (tmp_path / "plan_result.json").write_text(json.dumps({"method": "dp", "solution": plan.solution()}))
+    (tmp_path / "plan_solution.json").write_text(json.dumps(plan.solution()))
+    inst = generate(0, plan=str(tmp_path / "plan.json"), plan_result=str(tmp_path / "plan_result.json"))
+    bare = generate(0, plan=str(tmp_path / "plan.json"), plan_result=str(tmp_path / "plan_solution.json"))
+    assert (bare.forward, bare.backward, bare.inflight_cap) == (inst.forward, inst.backward, inst.inflight_cap)
+    assert inst.microbatches == pinst.microbatches
+    times = stage_times(pinst, plan.solution())
     assert inst.forward == pytest.approx(times.forward) and inst.transfer == pytest.approx(times.transfer)
+    bad = dict(plan.solution(), replicas=[9] * len(plan.solution()["replicas"]))
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(InvalidInstanceError, match="plan_result"):
+        generate(0, plan=str(tmp_path / "plan.json"), plan_result=str(tmp_path / "bad.json"))
 
 
 def test_milp_optimal_for_every_solver_seed_when_list_is_optimal():
@@ -206,10 +215,6 @@ def test_milp_optimal_for_every_solver_seed_when_list_is_optimal():
 
 
 def test_generator_plans_a_profile_on_a_topology():
-    try:
-        optsched.get_problem("pipeline-partition")
-    except optsched.UnknownNameError:
-        pytest.skip("pipeline-partition is not registered yet (built in parallel)")
     inst = generate(2, topology="nvlink:2", stages=2, microbatches=3)
     assert inst.stages == 2 and inst.microbatches == 3
     assert optsched.solve(inst, "list").status == "feasible"

@@ -24,7 +24,7 @@ def _close_figures():
 
 
 SHIPPED = sorted(name for name, p in optsched.list_problems().items()
-                 if p.instance_type.__module__.startswith("optsched.problems."))
+                 if (p.package or "").startswith("optsched.problems."))
 
 
 def test_every_problem_declares_a_picture_in_its_folder():
@@ -32,8 +32,7 @@ def test_every_problem_declares_a_picture_in_its_folder():
     assert set(SHIPPED) <= set(pictures())
     for problem in SHIPPED:
         module = plot_module(problem)
-        folder = optsched.get_problem(problem).instance_type.__module__.rsplit(".", 1)[0]
-        assert module.__name__ == f"{folder}.plot"
+        assert module.__name__ == f"{optsched.get_problem(problem).package}.plot"
 
 
 def test_no_central_table_names_a_problem():

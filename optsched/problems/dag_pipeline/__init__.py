@@ -1,8 +1,8 @@
-"""``dag-pipeline``: pipeline stages of an operator DAG (Rhino / TePDist's stage ILP; spec wave2.md
-section 7(b); docs ``docs/dag_pipeline.md``).
+"""``dag-pipeline``: pipeline stages of an operator DAG (Rhino / TePDist's stage ILP; docs
+``docs/dag_pipeline.md``).
 
 Assign each operator a stage (precedence, no empty stage, optional per-stage compute budget)
-minimizing the bytes cut (Rhino), or pipeline-partition's bottleneck / synchronous estimate with one
+minimizing the bytes cut (Rhino), or the chain partition's bottleneck / synchronous estimate with one
 device per stage. Methods: ``milp`` (exact), ``brute`` (tiny), ``order-dp`` (chain DP over a
 topological order; exact on chains), baseline ``greedy-balance``.
 """

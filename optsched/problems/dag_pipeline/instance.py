@@ -10,10 +10,10 @@ UNBALANCED_RATIO = 8; ceil() of integer FLOPs there, reals here].
 Objectives (the instance names one):
 
 * ``cut-bytes``: sum of bytes_uv over edges with s_u != s_v (each edge once) [code: Rhino's ILP];
-* ``bottleneck``: max(max_k W_k, max_{k<K-1} X_k / bandwidth) [ours: pipeline-partition's
+* ``bottleneck``: max(max_k W_k, max_{k<K-1} X_k / bandwidth) [ours: the chain partition's
   bottleneck with one device per stage];
 * ``sync-estimate``: sum_k W_k + 2 sum_k X_k / bandwidth + (M - 1) max_k W_k [ours:
-  pipeline-partition's synchronous estimate with one device per stage, no all-reduce].
+  the chain partition's synchronous estimate with one device per stage, no all-reduce].
 
 Solution schema: ``{"stages": [s_v for each node v]}``.
 """

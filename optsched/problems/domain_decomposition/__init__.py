@@ -1,4 +1,5 @@
-"""``domain-decomposition``: Peano-Hilbert domain decomposition (PHoToNs, arXiv 1802.09824; spec wave2 §6).
+"""``domain-decomposition``: Peano-Hilbert domain decomposition (PHoToNs, arXiv 1802.09824; docs
+``docs/domain_decomposition.md``).
 
 Particles are keyed along a 3-D Peano-Hilbert curve (vectorized Skilling transform, :mod:`.hilbert`),
 grouped into top-level cells with work weights, and the cell chain is cut into contiguous

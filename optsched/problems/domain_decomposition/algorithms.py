@@ -5,7 +5,8 @@
   chains-on-chains, Nicol 1994; Pinar & Aykanat 2004 for fixed-order heterogeneous speeds].
   Guarantee: ``max_p W_p / s_p = OPT`` over contiguous decompositions.
 * :func:`decompose_particles` -- PHoToNs' decomposition as a pipeline on raw positions [recon,
-  spec wave2 §6]: fine Hilbert keys (``bits`` per axis), argsort, top-level cells as key prefixes
+  ``docs/domain_decomposition.md``]: fine Hilbert keys (``bits`` per axis), argsort, top-level cells as key
+  prefixes
   (the Hilbert curve visits every cell of a coarser level contiguously, so a cell's particles are
   a run of the sorted keys), cell work, exact chain partition; returns per-rank particle ranges
   and the timing of each stage.

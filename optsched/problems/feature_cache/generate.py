@@ -80,8 +80,8 @@ def tiny_instances(seed: int) -> FeatureCacheInstance:
 
 
 def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstance:
-    """One epoch of reads on a planetoid graph: training nodes = the non-test nodes (see
-    ``graph-partition``), proximity order, batch 64, fan-outs (10, 5), capacity 10% of the nodes."""
+    """One epoch of reads on a planetoid graph: training nodes = the non-test nodes (the test
+    nodes listed beside the graph, :func:`optsched.graphs.io.read_planetoid_graph`), proximity order, batch 64, fan-outs (10, 5), capacity 10% of the nodes."""
     if index not in (None, 0):
         raise InvalidOptionError("feature-cache", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)

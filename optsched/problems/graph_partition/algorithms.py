@@ -1,4 +1,4 @@
-"""The BGL partition heuristics [reconstruction of BGL, NSDI'23, §3; spec wave2 §3a].
+"""The BGL partition heuristics [reconstruction of BGL, NSDI'23, §3; docs ``docs/graph_partition.md``].
 
 BGL's paper describes a multi-level partition that coarsens the graph into blocks grown by BFS from
 several sources, assigns blocks to partitions with a heuristic that keeps multi-hop neighbourhoods

@@ -35,7 +35,7 @@ def _outcome(instance, parts, stats=None) -> Outcome:
 
 
 @PROBLEM.method("milp", kind="exact", fidelity="reconstruction", uses_backend=True,
-                summary="min-cut MILP with both balance rows, node 0 in part 0 (spec wave2 §3a)",
+                summary="min-cut MILP with both balance rows, node 0 in part 0 (docs/graph_partition.md)",
                 applicable=size_limit(lambda inst: inst.num_nodes, MILP_MAX_NODES, "nodes", "milp"))
 def milp(instance, ctx: SolveContext) -> Outcome:
     model = build_model(instance)

@@ -1,4 +1,4 @@
-"""``hetero-sharding``: HAP's heterogeneous SPMD model (spec wave2.md section 1; docs
+"""``hetero-sharding``: HAP's heterogeneous SPMD model (docs
 ``docs/hetero_sharding.md``).
 
 Minimize sum over stages of (max-device compute time + max-device communication time) over one

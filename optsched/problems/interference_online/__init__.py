@@ -1,7 +1,7 @@
 """``interference-online``: online gang placement with co-location interference (average JCT).
 
-The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; spec
-``wave2.md`` section 4): jobs of a Philly-derived Gavel trace arrive, run at their
+The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; docs
+``docs/interference_placement.md#online``): jobs of a Philly-derived Gavel trace arrive, run at their
 interference-adjusted rate on the shared simulator, and a policy places them. Methods:
 ``fifo-pack`` (baseline), ``least-interference`` (default), ``tiresias-las`` and ``gandiva-pack``
 (practitioners' baselines, adapted), ``sjf-least-interference`` (duration-aware reference),

@@ -136,7 +136,7 @@ class MilpPerEvent(InterferencePolicy):
         # deferring a job costs defer_factor x its isolated run time (it waits roughly one run)
         reject = self.defer_factor * max(j.isolated_time for j in head)
         snap = self.snapshot(sim, head, reject_cost=reject)
-        model = build_placement_model(snap)
+        model = build_placement_model(snap, OnlineInstance.problem)
         t0, why = time.perf_counter(), None
         try:
             sol = self.solve(model, time_limit=min(self.solve_time_limit, left))

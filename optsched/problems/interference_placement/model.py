@@ -8,4 +8,4 @@ from optsched.workloads.colocation import build_placement_model
 
 def build_model(instance) -> LinearModel:
     """The snapshot MILP of ``instance`` (see :func:`~optsched.workloads.colocation.build_placement_model`)."""
-    return build_placement_model(instance.snapshot)
+    return build_placement_model(instance.snapshot, instance.problem)

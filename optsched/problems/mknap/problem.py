@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
 from .generate import PRESETS, generate
 from .instance import OBJECTIVE, SOLUTION_SCHEMA, MknapInstance, check
 from .orlib import load_orlib
+
+
+def build_references(out_dir):
+    """``make instances``: the reference values of ``instances/mknap/`` (:mod:`.references`)."""
+    from .references import build_reference_instances
+
+    return build_reference_instances(out_dir)
+
 
 PROBLEM = register_problem(Problem(
     name="mknap",
@@ -18,7 +27,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="smd.md (multidimensional knapsack)",
+    spec="docs/mknap.md",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -32,5 +41,7 @@ PROBLEM = register_problem(Problem(
     default_method="milp",
     reference_method=("milp", "brute"),
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+    quality=QualitySet(("milp",), quality_cases([("tiny", range(4)), ("small", range(4))])),
+    build_references=build_references,
 ))
 

@@ -1,4 +1,4 @@
-"""``online-knapsack``: online pricing of one resource (spec ``online.md``, second part).
+"""``online-knapsack``: online pricing of one resource (docs ``docs/online.md``).
 
 Requests with demand in (0, eps] and unit value in [L, U] arrive one at a time; a posted-price
 algorithm serves a request iff its value reaches the price and it fits. Methods: ``threshold``

@@ -1,7 +1,7 @@
 """``learned``: a posted-price policy trained against adversaries [reconstruction; robust variant ours].
 
 The policy network and its training (:mod:`optsched.online.learned`, after Du, Huang & Wu,
-arXiv 2111.10285; trained with jax, deployed in numpy) are shared with ``online-packing``. The
+arXiv 2111.10285; trained with jax, deployed in numpy) are shared with the m-resource packing problem. The
 bundled one-resource policies are the robust variant (:func:`training_config`): fitted to the
 minimax LP's price curve, then per-round updates against the adversary network and the certified
 adversary (:mod:`optsched.online.certified`), no round feature, the best iterate kept. This module holds the one-resource policies

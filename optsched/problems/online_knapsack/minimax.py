@@ -15,7 +15,7 @@ and ``1 / r*`` is the optimal competitive ratio against this adversary family. A
 it tends to ``1 + ln(U / L)``, the ratio of Zhou, Chakrabarty & Lukose (2008), from below (a grid
 adversary is weaker than a continuous one).
 
-Formulation [ours; the spec's wave2 section 8 measured the dense form]: cumulative welfare
+Formulation [ours; the dense form, measured first, has K^2 / 2 prefix nonzeros]: cumulative welfare
 variables ``R_j = R_{j-1} + v_j x_j`` make the prefix rows ``R_j >= r v_j`` two nonzeros each,
 so the model has 2K + 1 columns and 6K - 1 nonzeros (the dense prefix rows have K^2 / 2).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .algorithms import build_model
@@ -17,7 +18,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="online.md (online resource allocation and pricing)",
+    spec="docs/online.md#online-knapsack",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -31,5 +32,7 @@ PROBLEM = register_problem(Problem(
     default_method="milp",
     reference_method=("milp", "brute"),
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+    quality=QualitySet(("milp",), quality_cases([("tiny", range(4)), ("small", range(4)),
+                                                ("increasing", range(2))])),
 ))
 

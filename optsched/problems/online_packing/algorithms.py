@@ -30,7 +30,7 @@ __all__ = ["post_prices", "threshold_prices", "threshold", "fixed_price", "greed
 
 BRUTE_MAX_REQUESTS = 16
 #: capacity rows are scaled so that the solver's 1e-6 feasibility tolerance is 1e-12 of a capacity
-#: (the same reason as ``online-knapsack``'s ROW_SCALE)
+#: (a capacity row is 1: without the scale the tolerance would be a millionth of it)
 ROW_SCALE = 1e6
 
 

@@ -62,7 +62,8 @@ def certify(method: str, resources: int, lower: float, upper: float, *, grids=(2
             tracking: bool = True, resource: int = 0, options=None, milp_max: int = 300) -> dict:
     """The staircase (certified) and tracking attacks on one resource of an m-resource instance;
     the worst input of each re-evaluated exactly (``milp`` up to ``milp_max`` requests, else the
-    closed form of an equal-demand stream). Same report as ``online_knapsack.certified.certify``."""
+    closed form of an equal-demand stream, :func:`optsched.online.certified.exact_recheck`): one row
+    per attack, the worst exact ratio found and the grid LP's optimal ratio."""
     run = runner(method, resources, lower, upper, resource, options)
     results = [staircase_attack(run, lower, upper, grid=k, copies=n) for k in grids for n in copies]
     if tracking:

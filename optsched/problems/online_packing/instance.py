@@ -10,7 +10,7 @@ Objective (authoritative): maximize ``sum_t values[t] * sum_i demands[t][i] * x[
 ``sum_t demands[t][i] * x[t] <= 1`` for every resource i, x binary.
 
 Solution schema: ``{"accepted": [t, ...]}`` (0-based, distinct). The checker verifies every
-capacity from the instance alone up to ``CAPACITY_TOL``. With m = 1 this is ``online-knapsack``.
+capacity from the instance alone up to ``CAPACITY_TOL``. With m = 1 this is the online knapsack.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ class PipelineGraphInstance(Instance):
             self.require(u != v, f"edges[{i}]", "must join two different layers", e)
             self.require((u, v) not in seen, f"edges[{i}]", "duplicate edge", e)
             seen.add((u, v))
-        object.__setattr__(self, "_dag", LayerDag.from_edges(n, self.edges))  # raises on a cycle
+        object.__setattr__(self, "_dag", LayerDag.from_edges(n, self.edges, self.problem))  # raises on a cycle
 
     @property
     def num_layers(self) -> int:

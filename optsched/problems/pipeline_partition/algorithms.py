@@ -8,23 +8,22 @@ from optsched.core.errors import Infeasible
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.pipeline import costs
+from optsched.pipeline.partition.clock import Poll, SearchStopped
+from optsched.pipeline.partition.dp import (Plan, heuristic_order, is_exact_space, optimized_objective, order_space,
+                                            solve_order, subset_space, why_infeasible)
+from optsched.pipeline.partition.stages import StageCosts
 
 from . import baselines
 from .bisect import min_bottleneck
-from .clock import Poll, SearchStopped
-from .dp import Plan, heuristic_order, is_exact_space, order_space, solve_order, subset_space, why_infeasible
 from .instance import PipelinePartitionInstance, objective_value
 from .model import build_model_for, decode
-from .stages import StageCosts
 
 __all__ = ["milp", "dp", "subset_dp", "order_dp", "bisect", "uniform", "param_balanced", "time_balanced",
            "pipedream", "dapple"]
 
 
-def _optimized(instance: PipelinePartitionInstance) -> str:
-    """The objective the exact methods optimize: ``sync`` is evaluation only, so they optimize
-    ``sync-estimate`` for it."""
-    return "bottleneck" if instance.objective == "bottleneck" else "sync-estimate"
+#: the objective the exact methods optimize (``sync`` is evaluation only: ``sync-estimate`` for it)
+_optimized = optimized_objective
 
 
 def _value(instance, plan: Plan) -> float | None:
@@ -152,7 +151,7 @@ def dp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     O(K keys successors n) otherwise (keys: N R on uniform graphs, prod_c (G_c + 1)^2 on clusters
     of sizes G_c, N R in block order); no n x n matrix;
     ``sync-estimate`` a label-setting DP over the same states, pruned by a completion bound (see
-    :mod:`.dp`). [ours]
+    :mod:`optsched.pipeline.partition.dp`). [ours]
 
     >>> import optsched
     >>> from optsched.problems.pipeline_partition.generate import chain_instance

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from optsched.pipeline import costs
+from optsched.pipeline.partition.dp import Plan, heuristic_order
 
-from .dp import Plan, heuristic_order
 from .instance import PipelinePartitionInstance
 
 __all__ = ["uniform_plan", "minmax_partition", "param_balanced_plan", "time_balanced_plan", "pipedream_plan",

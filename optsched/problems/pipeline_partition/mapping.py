@@ -16,7 +16,7 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
   device -> {free, used later, first group}; equal signatures are exactly the orbits under the
   tree's automorphisms, the value of a suffix is invariant under them, and among successors that
   reach the same orbit the widest transfer is kept (a wider transfer is never worse: both
-  objectives are non-decreasing in every transfer time). The DP engine of :mod:`.dp` runs on it
+  objectives are non-decreasing in every transfer time). The DP engine of :mod:`optsched.pipeline.partition.dp` runs on it
   unchanged, so it is exact over every plan. Keys: uniform graph of N devices O(N^2); S servers of
   G devices C(S + (G+1)(G+2)/2 - 1, S); a tree without symmetry up to 3^N.
 * :class:`Relaxed`: a lower bound. Every device at the fastest speed and largest memory, a group
@@ -27,7 +27,7 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
   DP, O(N^2) keys) is <= OPT.
 * ``map-bb``: incumbent = ``dp`` over the dendrogram's leaf order (:func:`tree_order`), bound =
   :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`. Every phase
-  polls the context's clock (:mod:`.clock`); at the limit, status ``time_limit`` with the best
+  polls the context's clock (:mod:`optsched.pipeline.partition.clock`); at the limit, status ``time_limit`` with the best
   plan found and the best proven bound (docs/pipeline_partition.md#map-bb-ours).
 * ``tree-order-dp``: ``dp`` over the leaf order; ALG <= (b_max / b_min) OPT with b_max, b_min the
   largest and smallest widest-path bandwidth between two devices, for identical devices (proof in
@@ -44,15 +44,15 @@ import numpy as np
 from optsched.core.errors import Infeasible
 from optsched.core.solving import SolveContext
 from optsched.pipeline import costs
+from optsched.pipeline.partition.clock import Poll, SearchStopped, as_poll
+from optsched.pipeline.partition.dp import bottleneck_dp, bottleneck_first, label_dp, sync_value, why_infeasible
+from optsched.pipeline.partition.spaces import BlockOrder, Group, SearchSpace, UniformOrder
+from optsched.pipeline.partition.stages import StageCosts
 from optsched.workloads.topology import Cluster, dendrogram, is_ultrametric
 
 from .algorithms import (_optimized, _plan_outcome, _solve_within, _stopped_outcome, search_free_bound,
                          simple_bound)
-from .clock import Poll, SearchStopped, as_poll
-from .dp import _sync_value, bottleneck_dp, bottleneck_first, label_dp, why_infeasible
 from .instance import PipelinePartitionInstance
-from .spaces import BlockOrder, Group, SearchSpace, UniformOrder
-from .stages import StageCosts
 
 __all__ = ["Orbits", "Relaxed", "RelaxedRuns", "TreeSymmetry", "tree_order", "tree_space", "spread",
            "identical_devices", "map_bb", "tree_order_dp"]
@@ -377,7 +377,7 @@ def map_bb(instance: PipelinePartitionInstance, ctx: SolveContext):
     Incumbent: ``dp`` over the dendrogram's leaf order; bound: the :class:`RelaxedRuns` chain DP
     (<= OPT); when they meet the incumbent is optimal, otherwise the chain DP over
     :class:`Orbits` (device sets up to the dendrogram's automorphisms) decides. Complexity: the
-    engine of :mod:`.dp` over O(N^2) keys for the bound and incumbent, then over the orbits
+    engine of :mod:`optsched.pipeline.partition.dp` over O(N^2) keys for the bound and incumbent, then over the orbits
     (uniform graph O(N^2), S servers of G devices C(S + (G+1)(G+2)/2 - 1, S), no symmetry 3^N).
     [ours]
 
@@ -454,7 +454,7 @@ def _incumbent(instance, space, objective, poll: Poll | None = None, ch: StageCo
     bvalue, bplan = bottleneck_first(instance, space, objective, poll, ch)
     if bplan is None or objective == "bottleneck":
         return (bvalue, bplan, {}) if bplan is not None else (INF, None, {})
-    start = (_sync_value(instance, bplan), bplan)
+    start = (sync_value(instance, bplan), bplan)
     return label_dp(instance, space, objective, incumbent=start, poll=poll, ch=ch)
 
 
@@ -465,7 +465,7 @@ def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
     ``bottleneck`` and ``sync-estimate``, b_max and b_min the largest and smallest widest-path
     bandwidth between two devices (the same holds for ``dp`` and ``order-dp``: the proof works for
     any order, docs/pipeline_partition.md#tree-order-dp). ``optimal`` on a uniform graph.
-    Complexity: the engine of :mod:`.dp` over O(N R) block keys. [ours]
+    Complexity: the engine of :mod:`optsched.pipeline.partition.dp` over O(N R) block keys. [ours]
 
     >>> import optsched
     >>> from optsched.problems.pipeline_partition.generate import chain_instance

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from optsched.pipeline.partition.dp import SUBSET_MAX_DEVICES, SUBSET_MAX_POSITIONS
+
 from . import algorithms
 from . import bisect as _bisect
-from .dp import SUBSET_MAX_DEVICES, SUBSET_MAX_POSITIONS
 from .problem import PROBLEM
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, tiny_instance
@@ -41,7 +42,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="pipeline.md (a)",
+    spec="docs/pipeline_partition.md",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -62,5 +63,6 @@ PROBLEM = register_problem(Problem(
     build_model=build_model,
     default_method="dp",
     tiny_instances=tiny_instance,
+    quality=QualitySet(("milp",), quality_cases([("tiny", range(4)), ("small", range(4))])),
 ))
 

@@ -8,18 +8,25 @@ rounded to milliseconds (at least 1 ms). Memory for reporting: ``stash_bytes[k] 
 (activations grow with compute), ``static_bytes[k] = U(0.5, 1.5) x 1e9``. ``cap``: ``none``,
 ``1f1b`` (cap K - k at 0-based stage k: what 1F1B needs) or an integer (every stage).
 
-A plan from ``pipeline-partition`` (``plan`` = its instance file, ``plan_result`` = a result or
-bare solution file), or one planned here from ``profile`` / ``topology`` (``pipeline-partition``'s
-generator and default method), goes through :func:`optsched.pipeline.costs.stage_times`.
+A chain-partition plan (``plan`` = a plan instance file, :mod:`optsched.pipeline.partition.instance`,
+``plan_result`` = a result or bare solution file for it), or one planned here from ``profile`` /
+``topology`` (the shared layer's generator and chain DP, :func:`optsched.pipeline.partition.dp.best_plan`),
+goes through :func:`optsched.pipeline.costs.stage_times`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidInstanceError, InvalidOptionError, UnknownNameError
+from optsched.core.errors import Infeasible, InvalidInstanceError, InvalidOptionError
 from optsched.core.instance import load_json_file
 from optsched.core.rng import make_rng
+from optsched.pipeline.costs import stage_times
+from optsched.pipeline.partition import generate as plan_generate
+from optsched.pipeline.partition.dp import best_plan
+from optsched.pipeline.partition.instance import FORMAT as PLAN_FORMAT
+from optsched.pipeline.partition.instance import PipelinePartitionInstance as PlanInstance
+from optsched.pipeline.partition.instance import check as check_plan
 
 from .instance import PipelineScheduleInstance
 
@@ -110,55 +117,35 @@ def generate(seed: int, *, stages: int = 4, microbatches: int = 8, heterogeneity
         provenance=f"optsched pipeline-schedule generator, seed {seed}")
 
 
-def _partition_problem():
-    from optsched.core.registry import get_problem
-
-    try:
-        return get_problem("pipeline-partition")
-    except UnknownNameError:
-        raise InvalidOptionError(PROBLEM, "plan", "needs the pipeline-partition problem, which is not "
-                                   "registered in this installation") from None
-
-
 def from_plan(plan: str, plan_result: str) -> PipelineScheduleInstance:
-    """The instance of a partitioned, mapped plan: ``plan`` is a ``pipeline-partition`` instance
-    file, ``plan_result`` a result record (or bare solution) for it; see :func:`from_partition`."""
-    partition = _partition_problem()
-    pinst = partition.load_instance(plan)
+    """The instance of a partitioned, mapped plan: ``plan`` is a plan instance file
+    (:mod:`optsched.pipeline.partition.instance`), ``plan_result`` a result record (or bare
+    solution) for it; see :func:`from_partition`."""
+    pinst = PlanInstance.load(plan)
     data = load_json_file(plan_result, PROBLEM)
     solution = data["solution"] if isinstance(data, dict) and "solution" in data and "method" in data else data
-    return from_partition(pinst, solution, provenance=f"pipeline-partition plan {plan} with {plan_result}")
+    return from_partition(pinst, solution, provenance=f"{PLAN_FORMAT} plan {plan} with {plan_result}")
 
 
 def from_profile(seed: int, profile: str, topology: str, stages: int, microbatches: int) -> PipelineScheduleInstance:
-    """Plan a profile (file, or a seeded random chain when empty) on a topology preset with
-    ``pipeline-partition``'s generator and default method, then schedule that plan."""
-    from optsched.core.params import validate_parameters
-    from optsched.core.solving import solve
-
-    partition = _partition_problem()
-    options = validate_parameters(partition.name, partition.generator_options,
-                                  dict(profile=profile, topology=topology or "nvlink:4", stages=stages,
-                                       microbatches=microbatches))
-    pinst = partition.generate(seed, **options)
-    result = solve(pinst, partition.default_method)
-    if result.solution is None or result.status not in ("optimal", "feasible"):
-        raise InvalidInstanceError(PROBLEM, "profile", f"pipeline-partition/{result.method} found no plan "
-                                   f"({result.status}: {result.reason})")
-    return from_partition(pinst, result.solution,
-                          provenance=f"pipeline-partition/{result.method} plan of {pinst.name}, seed {seed}")
+    """Plan a profile (file, or a seeded random chain when empty) on a topology preset with the
+    shared layer's plan generator and chain DP (:func:`optsched.pipeline.partition.dp.best_plan`:
+    exact on uniform and clustered graphs, the best plan over the device order elsewhere), then
+    schedule that plan."""
+    pinst = plan_generate.generate(seed, profile=profile, topology=topology or "nvlink:4", stages=stages,
+                                   microbatches=microbatches)
+    try:
+        plan, _ = best_plan(pinst)
+    except Infeasible as exc:
+        raise InvalidInstanceError(PROBLEM, "profile", f"the chain DP found no plan (infeasible: {exc})") from None
+    return from_partition(pinst, plan.solution(), provenance=f"{PLAN_FORMAT}/dp plan of {pinst.name}, seed {seed}")
 
 
 def from_partition(pinst, solution, provenance: str = "") -> PipelineScheduleInstance:
     """Stage times from :func:`optsched.pipeline.costs.stage_times`; the cap of stage k is
     floor((memory_bytes[k] - optimizer_factor x parameter_bytes[k]) / stash_bytes[k]), at most M
     (M where the stash is 0), the partition problem's memory model."""
-    try:
-        from optsched.pipeline.costs import stage_times
-    except ImportError:
-        raise InvalidOptionError(PROBLEM, "plan", "needs optsched.pipeline.costs (the pipeline-partition "
-                                   "cost model), which is not available in this installation") from None
-    report = _partition_problem().check(pinst, solution)
+    report = check_plan(pinst, solution)
     if not report.feasible:
         raise InvalidInstanceError(PROBLEM, "plan_result", "is not a feasible plan: " + "; ".join(report.violations[:3]))
     times = stage_times(pinst, solution)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
+from optsched.pipeline.partition.instance import FORMAT as PLAN_FORMAT
 
 from .algorithms import build_model
 from .generate import PRESETS, generate, tiny_instance
@@ -17,7 +19,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="pipeline.md (b) pipeline-schedule",
+    spec="docs/pipeline_schedule.md",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -27,9 +29,9 @@ PROBLEM = register_problem(Problem(
         "transfer": Option(float, 0.2, "mean transfer delay as a fraction of the mean forward", bounds=Interval(0, 1000)),
         "allreduce": Option(float, 0.0, "all-reduce of a replicated stage as a fraction of its F + B", bounds=Interval(0, 1000)),
         "cap": Option(str, "none", "in-flight cap: none, 1f1b (K - k) or an integer"),
-        "plan": Option(str, "", "a pipeline-partition instance file (with --plan-result)"),
-        "plan_result": Option(str, "", "a pipeline-partition result or solution file for --plan"),
-        "profile": Option(str, "", "plan this profile file with pipeline-partition (empty + --topology: "
+        "plan": Option(str, "", f"a {PLAN_FORMAT} instance file (with --plan-result)"),
+        "plan_result": Option(str, "", f"a {PLAN_FORMAT} result or solution file for --plan"),
+        "profile": Option(str, "", f"plan this profile file with {PLAN_FORMAT} (empty + --topology: "
                                    "a random chain)"),
         "topology": Option(str, "", "device topology preset for --profile (default nvlink:4)"),
     },
@@ -37,5 +39,7 @@ PROBLEM = register_problem(Problem(
     default_method="list",
     reference_method=("milp", "brute"),
     tiny_instances=tiny_instance,
+    quality=QualitySet(("milp",), quality_cases([("hetero-small", range(4))])
+                       + quality_cases([("hetero-small", range(4))], cap="none")),
 ))
 

@@ -1,4 +1,4 @@
-"""``ps-locality``: worker/PS placement with locality (spec ``ps_locality.md``; Yu, Liu, Wu, Ji,
+"""``ps-locality``: worker/PS placement with locality (docs ``docs/ps_locality.md``; Yu, Liu, Wu, Ji,
 Bentley, IEEE TNSE 2022, arXiv 2108.02917).
 
 Methods: ``milp`` (exact), ``lp`` and ``lower-bound`` (bounds), ``rr`` (randomized rounding with

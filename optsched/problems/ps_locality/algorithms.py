@@ -215,7 +215,7 @@ def _repair(instance: PsLocalityInstance, plan, tau) -> SlotSchedule:
 def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """Randomized rounding of the LP, repaired; the best of ``trials`` seeded trials.
 
-    Problem: minimize total completion time (spec ``ps_locality.md``).
+    Problem: minimize total completion time (docs ``docs/ps_locality.md``).
     Guarantee (optsched's theorem, before repair; proof ``docs/ps_locality.md#rounding-theorem``):
     for each trial, with probability >= 1 - 1/m (m = H R T packing rows), every packing row's
     rounded load is <= kappa (1 + delta) cap, delta^2 / (2 + delta) = 2 ln m / (kappa rho).

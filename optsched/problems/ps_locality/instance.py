@@ -1,6 +1,6 @@
 """The ``ps-locality`` instance, its derived arrays and the authoritative checker.
 
-Problem (spec ``ps_locality.md``): parameter-server training jobs arrive over time slots on
+Problem (docs ``docs/ps_locality.md``): parameter-server training jobs arrive over time slots on
 machines with several resource types. In each slot a job runs either *co-located* (all its
 workers and parameter servers on one machine; a mini-batch takes ``e_in`` slots per worker) or
 *spread* (anywhere; ``e_ex`` slots per worker), with
@@ -78,7 +78,7 @@ class Job(Record):
 
 @dataclass(frozen=True)
 class PsLocalityInstance(Instance):
-    """Jobs, machines, two bandwidths and a slotted horizon (spec ``ps_locality.md``).
+    """Jobs, machines, two bandwidths and a slotted horizon (docs ``docs/ps_locality.md``).
 
     >>> inst = PsLocalityInstance(resources=["gpu"], machines=[{"name": "m0", "capacity": [2]}],
     ...     jobs=[{"name": "j0", "arrival": 0, "workload": 40, "compute_slots": 0.05, "gradient_mb": 10,

@@ -1,6 +1,6 @@
 """The mixed packing-covering program of ``ps-locality`` as a :class:`LinearModel`.
 
-One builder covers three uses (spec ``ps_locality.md``, all [ours] as formulated here):
+One builder covers three uses (docs ``docs/ps_locality.md``, all [ours] as formulated here):
 
 * one bucket per slot: the time-indexed IP (``milp``) and its LP relaxation (``lp``, ``rr``);
 * wider buckets (``bucket_starts``) on the *pooled* data of :func:`pooled_data`: the lower bound

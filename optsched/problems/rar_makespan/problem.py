@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, load_gavel_rar, load_tiresias_rar
@@ -22,7 +23,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="ring_allreduce.md (rar-makespan)",
+    spec="docs/ring_allreduce.md#rar-makespan",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -44,5 +45,9 @@ PROBLEM = register_problem(Problem(
     default_method="sjf-bco",
     reference_method=("brute", "milp"),   # milp is the contention-free bound
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+    # small 8 and the 8-job mixes: SJF-BCO's choice of kappa and of the least busy GPUs matter there
+    quality=QualitySet(("brute", "milp"), quality_cases([("tiny", range(4)), ("small", (0, 1, 2, 3, 8))])
+                       + quality_cases([("small", (0, 1))], jobs=8, gpu_choices="1,2,4", max_job_gpus=4),
+                       notes="brute (exact) where it applies, else milp: the contention-free lower bound"),
 ))
 

@@ -1,4 +1,4 @@
-"""The ``rar-online`` instance and its checker (spec ``ring_allreduce.md``, "rar-online"; the model
+"""The ``rar-online`` instance and its checker (docs ``docs/ring_allreduce.md``; the model
 beyond the GADGET abstract is [ours], docs ``docs/ring_allreduce.md#rar-online``).
 
 Slots t = 0..T-1 of ``slot_s`` seconds. Job j arrives at the start of slot ``arrival`` and may get,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, load_gavel_online
@@ -24,7 +25,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="ring_allreduce.md (rar-online)",
+    spec="docs/ring_allreduce.md#rar-online",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -46,5 +47,8 @@ PROBLEM = register_problem(Problem(
     build_model=build_model,
     default_method="gadget",
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+    # energy objective (a positive price per GPU-slot): GADGET must turn down jobs of negative value
+    quality=QualitySet(("milp",), quality_cases([("tiny", range(4)), ("small", range(4))])
+                       + quality_cases([("small", (0, 1))], objective="energy", energy_price=0.5)),
 ))
 

@@ -41,7 +41,7 @@ def milp(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """Exact: the MC-MKP over every (w, s) and defer, ``mip_rel_gap = 0`` unless overridden.
 
     With enumerable configurations the objective is linear in the choice variables, so this is
-    OPT (spec ``smd.md``, [ours]). ``prune`` drops dominated columns first (exact; see
+    OPT (docs ``docs/smd.md``, [ours]). ``prune`` drops dominated columns first (exact; see
     :mod:`.configurations`). A time limit returns ``time_limit`` with the incumbent, bound and gap.
     Size: one column per kept configuration, one row per job and per resource.
 

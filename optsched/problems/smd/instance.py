@@ -1,6 +1,6 @@
 """The SMD instance (jobs with layer profiles, pooled capacities, NIC bandwidths) and its checker.
 
-Objective (authoritative, spec ``smd.md``)::
+Objective (authoritative, docs ``docs/smd.md``)::
 
     sum_{run} omega_i ceil(E_i D_i / (w_i mb_i)) tau_i(w_i, s_i)  +  sum_{deferred} omega_i defer_i
 
@@ -40,7 +40,7 @@ CAPACITY_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class SmdJob(Record):
-    """One parameter-server training job (notation of spec ``smd.md``).
+    """One parameter-server training job (notation of ``docs/smd.md``).
 
     ``forward_s[l]``, ``backward_s[l]``: seconds per mini-batch on one worker; ``parameter_bytes[l]``:
     layer l's parameters; ``epochs`` E, ``dataset_samples`` D, ``minibatch`` mb (per worker);

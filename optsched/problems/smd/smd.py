@@ -1,6 +1,6 @@
 """SMD: sum-of-ratios outer loop over multiple-choice knapsack inner problems (reconstruction).
 
-Our reading (spec ``smd.md``; fidelity ``reconstruction``) of Yu, Wu, Ji, Liu, INFOCOM 2021, whose
+Our reading (docs ``docs/smd.md``; fidelity ``reconstruction``) of Yu, Wu, Ji, Liu, INFOCOM 2021, whose
 algorithm text is not public beyond the abstract [paper: sum of ratios decomposed into
 multi-dimensional knapsack subproblems]. Every detail below is [ours]; ``docs/smd.md`` describes it
 with what we observe. The outer loop alone has no guarantee; the certification stage (5.) gives one.
@@ -173,7 +173,7 @@ def _solver_inner(ctx: SolveContext, kind: str, a: np.ndarray, cfg: Configuratio
 def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """SMD: parametric sum-of-ratios outer loop, Lagrangian-decomposed MC-MKP inner step.
 
-    Problem: minimize the weighted sum of completion times (spec ``smd.md``). Guarantee [ours; the
+    Problem: minimize the weighted sum of completion times (docs ``docs/smd.md``). Guarantee [ours; the
     paper states one whose form is not public to us]: ``OPT <= ALG <= (1 + target_gap) * OPT``
     (default ``target_gap = 0.005``) when the run ends before its time limit; every result carries
     its certified ``bound <= OPT`` (the record's ``bound`` and ``gap``), also on a time limit.

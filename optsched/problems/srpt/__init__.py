@@ -1,4 +1,4 @@
-"""``srpt``: online scheduling of DL jobs with predictions (A-SRPT; spec ``online.md``, first part).
+"""``srpt``: online scheduling of DL jobs with predictions (A-SRPT; docs ``docs/online.md``).
 
 A GPU cluster receives jobs with job graphs (rings, chains, grids), true and predicted iteration
 counts; the objective is total flow time. Methods: ``a-srpt`` (online, reconstruction),

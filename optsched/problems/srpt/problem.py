@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from optsched.core.params import Interval
+from optsched.core.quality_sets import QualitySet, quality_cases
 from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import PRESETS, generate, load_gavel_stream
@@ -16,7 +17,7 @@ PROBLEM = register_problem(Problem(
     check=check,
     objective=OBJECTIVE,
     solution_schema=SOLUTION_SCHEMA,
-    spec="online.md (A-SRPT)",
+    spec="docs/online.md#srpt",
     generate=generate,
     presets=PRESETS,
     generator_options={
@@ -37,5 +38,7 @@ PROBLEM = register_problem(Problem(
     default_method="a-srpt",
     reference_method="lb",   # no exact method: the proven lower bound
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
+    quality=QualitySet(("lb",), quality_cases([("tiny", range(6)), ("small", range(2))]),
+                       notes="no exact method: ratios are to the proven lower bound 'lb'"),
 ))
 

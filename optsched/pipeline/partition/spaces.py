@@ -1,4 +1,4 @@
-"""The search spaces of the pipeline-partition DPs: keys, device groups and successor relations.
+"""The search spaces of the chain-partition DPs: keys, device groups and successor relations.
 
 * :class:`UniformOrder` -- uniform device graph, key ``(u, r)`` (exact over every plan);
 * :class:`Clustered` -- clustered (``two-level``) graph, key ``(U, g)`` of per-cluster device

@@ -1,7 +1,7 @@
-"""The solve context's clock inside the pipeline-partition DPs: polled at a bounded cost, and what
+"""The solve context's clock inside the chain-partition DPs: polled at a bounded cost, and what
 a DP had proven when the budget ran out [ours].
 
-The DP engines of :mod:`.dp` and the search spaces of :mod:`.mapping` do their own work (no model
+The DP engines of :mod:`.dp` and the partition problem's mapping searches do their own work (no model
 solve hands the time limit to a back-end), so they poll the context's clock themselves (the house
 rule: the context owns the budget). Reading the clock on every state would cost a measurable share
 of the run (a state of the reachability probe is a few microseconds of numpy work), so the loops
@@ -18,7 +18,7 @@ found and, for the bottleneck threshold search, the largest threshold whose prob
 of the space is that fast). The methods turn that into a ``time_limit`` result; a lower bound of a
 space is a bound on OPT only when the space is exact or a relaxation (the methods check).
 
->>> from optsched.problems.pipeline_partition.clock import Poll
+>>> from optsched.pipeline.partition.clock import Poll
 >>> p = Poll(None, every=4)        # no context: ticking never raises
 >>> for _ in range(10):
 ...     p.tick()

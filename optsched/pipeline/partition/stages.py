@@ -1,4 +1,4 @@
-"""Stage arithmetic shared by the pipeline-partition DPs: prefix sums of the chain, the time of a
+"""Stage arithmetic shared by the chain-partition DPs: prefix sums of the chain, the time of a
 stage ``[i, j)`` on a device group, its memory fit, the farthest end / earliest start of a stage
 under a threshold, and the min-max prefix bound (:class:`StageCosts`).
 
