@@ -155,7 +155,7 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.mps, or the solution file")
     s.add_argument("--lp-relaxation", action="store_true", help="export the LP relaxation instead of the MIP")
     s.add_argument("--solution", metavar="RESULT", help="export this result's solution instead of the model")
-    s.add_argument("--format", help="the solution format (e.g. iopddl for intra-op)")
+    s.add_argument("--format", help="the solution format (one the problem declares, e.g. iopddl)")
     s = sub.add_parser("plot", help="draw a result: Gantt chart, partition, placement, sharding plan, price curve...",
                        description="Draw a result of solve -o as the problem's picture (matplotlib; every "
                                    "problem has one, declared in its folder's plot.py).")

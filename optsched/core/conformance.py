@@ -372,8 +372,8 @@ def method_checks(problem: Problem, method: Method,
 def battery_cases(problem: Problem, backends: tuple[str, ...] | None = None
                   ) -> list[tuple[str, Callable[[Harness], None]]]:
     """Every check of ``problem`` and of its methods, as ``(check id, check)`` pairs; the id names
-    the problem, the method (if any) and the check: ``mknap::instance_round_trip``,
-    ``mknap/greedy::checker_agrees``, ``mknap/milp::time_limit_honesty[highs]``."""
+    the problem, the method (if any) and the check: ``PROBLEM::instance_round_trip``,
+    ``PROBLEM/METHOD::checker_agrees``, ``PROBLEM/METHOD::time_limit_honesty[highs]``."""
     cases = [(f"{problem.name}::{n}", f) for n, f in problem_checks(problem)]
     for m in problem.methods.values():
         cases += [(f"{problem.name}/{m.name}::{n}", f) for n, f in method_checks(problem, m, backends)]
