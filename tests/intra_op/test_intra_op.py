@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as hst
 
 import optsched
-from optsched.core.errors import InvalidInstanceError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.problems.intra_op import (IntraOpInstance, build_model, check, eliminate,
                                         export_iopddl_solution, generate, load_iopddl, transfer_cost)
 from optsched.problems.intra_op.generate import SENTINEL, TRANSFER_OVERHEAD, tiny_instances
@@ -155,9 +155,10 @@ def test_generator_2d_and_operator_graph():
 
 
 def test_generator_rejects():
-    with pytest.raises(InvalidInstanceError):
+    # generator options are options of generate: InvalidOptionError, not an instance error
+    with pytest.raises(InvalidOptionError, match="mesh"):
         generate(0, mesh="1")
-    with pytest.raises(InvalidInstanceError):
+    with pytest.raises(InvalidOptionError, match="graph"):
         generate(0, graph="no-such-graph")
 
 
