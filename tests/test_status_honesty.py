@@ -62,6 +62,7 @@ class Run:
     raised: BaseException | None  # TimeLimitReached / SolverError raised by the method, if any
     parts: list                   # (model name, sense, answer the method saw) per model solve
     ctx: SolveContext
+    reads: int = 0                # clock reads (with stop_after_reads: stopped iff reads > it)
 
 
 def run_below_guard(instance, method: str, *, degrade=None, options=None, stop_after_reads=None,
@@ -83,21 +84,26 @@ def run_below_guard(instance, method: str, *, degrade=None, options=None, stop_a
             parts.append((model.name, model.sense, sol))
             return sol
         ctx.solve_model = solve_model
+    reads = [0]
     if stop_after_reads is not None:
-        reads = [0]
-
+        # the budget reads as spent from the (k+1)-th look at the clock on, whichever way the
+        # method looks (expired / check_time, or remaining for a deadline of its own)
         def expired():
             reads[0] += 1
             return reads[0] > stop_after_reads
+
+        def remaining():
+            return -1.0 if expired() else 3600.0
         ctx.expired = expired
+        ctx.remaining = remaining
     ctx.start_clock()
     try:
         out = meth.run(instance, ctx)
     except (TimeLimitReached, SolverError) as exc:  # stopping without an answer is honest
         if isinstance(exc, TimeLimitReached) and exc.incumbent is not None:
-            return Run(exc.incumbent, exc, parts, ctx)
-        return Run(None, exc, parts, ctx)
-    return Run(out, None, parts, ctx)
+            return Run(exc.incumbent, exc, parts, ctx, reads[0])
+        return Run(None, exc, parts, ctx, reads[0])
+    return Run(out, None, parts, ctx, reads[0])
 
 
 def _not_optimal(run: Run, what: str):
@@ -165,6 +171,51 @@ def test_every_solve_stopped_is_never_optimal(problem, method, status):
         ran += 1
     if not ran:
         pytest.skip(f"{problem}/{method} applies to none of the first tiny instances")
+
+
+# ---- 1b. every exact or bound method that watches the clock itself: stopped after k reads --------
+CLOCKED = sorted((p.name, m.name) for p in optsched.list_problems().values() for m in p.methods.values()
+                 if m.kind in ("exact", "bound") and not m.uses_backend and p.tiny_instances is not None)
+#: methods that may stop and still prove OPT (a lower bound of their own search meets the plan):
+#: there ``optimal`` needs that bound, checked against the proven OPT
+BOUND_PROOF = {("pipeline-graph", "antichain-dp")}
+
+
+@pytest.mark.parametrize("problem,method", CLOCKED, ids=[f"{p}/{m}" for p, m in CLOCKED])
+def test_exact_search_stopped_by_its_clock_is_never_optimal(problem, method):
+    """Registry-driven: an exact search (DP, branch and bound, enumeration) whose clock reads
+    "spent" from its (k+1)-th look on (k = 0, 1, 2, 4, 16) does not report ``optimal``; its
+    bound, if any, is <= OPT (>= for a maximization). Methods that never look at the clock on
+    these instances are skipped (the core's wall-clock rule then applies)."""
+    p = optsched.get_problem(problem)
+    meth = p.methods[method]
+    stopped = 0
+    for seed in range(3):
+        inst = p.tiny_instances(seed)
+        if not meth.applicable(inst)[0]:
+            continue
+        ref = None
+        for k in (0, 1, 2, 4, 16):
+            run = run_below_guard(inst, method, stop_after_reads=k, seed=seed)
+            if run.reads <= k:
+                break  # it finished before the clock said stop
+            stopped += 1
+            what = f"{problem}/{method} seed {seed}, stopped after {k} clock reads"
+            if run.out is None:
+                continue
+            if ref is None:
+                ref = optsched.solve(inst, p.reference_method if isinstance(p.reference_method, str) else method)
+            bound = run.out.objective if meth.is_bound else run.out.bound
+            if (problem, method) in BOUND_PROOF and run.out.status == "optimal":
+                assert bound is not None and abs(bound - run.out.objective) <= objective_tolerance(bound), what
+            else:
+                _not_optimal(run, what)
+            if bound is not None and ref.status == "optimal":
+                opt = ref.objective
+                assert (bound <= opt + objective_tolerance(opt)) if p.sense == "min" else \
+                    (bound >= opt - objective_tolerance(opt)), f"{what}: bound {bound}, OPT {opt}"
+    if not stopped:
+        pytest.skip(f"{problem}/{method} does not look at the clock on the first tiny instances")
 
 
 # ---- 2. per composed method: one part stopped at a time ------------------------------------------
@@ -430,3 +481,39 @@ def test_capacity_repair_status_and_bound(problem, stopped, monkeypatch):
     assert run.out.bound == first, f"{what}: bound {run.out.bound}, the first solve's is {first}"
     if stopped == "repair":
         assert run.out.status == "time_limit", what
+
+
+# ---- 5. the core's guard on its own --------------------------------------------------------------
+@pytest.mark.parametrize("statuses,wall,want", [
+    (["optimal", "optimal"], 0.1, "optimal"),
+    (["optimal", "infeasible"], 0.1, "optimal"),              # a part proven infeasible is proven
+    (["optimal", "time_limit"], 0.1, "time_limit"),
+    (["time_limit", "feasible"], 0.1, "time_limit"),          # the time limit wins
+    (["optimal", "gap_limit"], 0.1, "gap_limit"),
+    (["gap_limit", "feasible"], 0.1, "feasible"),             # a work limit and a gap tolerance
+    (["optimal", "feasible"], 0.1, "feasible"),
+    (["optimal", "node_limit"], 0.1, "feasible"),
+    (["optimal", "error"], 0.1, "feasible"),
+    (["optimal"], 5.0, "time_limit"),                         # outlived its budget of 1 s
+    ([], 5.0, "time_limit"),
+    ([], 0.1, "optimal"),
+])
+def test_core_guard_rules(statuses, wall, want):
+    """``_honest_status`` alone: an ``optimal`` outcome is demoted by any unproven sub-solve or by
+    a run longer than its budget (1 s here), and the sub-solves are counted in the stats."""
+    from optsched.core.solving import _honest_status
+
+    problem = optsched.get_problem("mknap")
+    meth = problem.methods["milp"]
+    ctx = SolveContext(problem, meth, "highs", SolverSettings(time_limit=1.0), 0, {})
+    ctx.subsolves = [{"model": "m", "status": st, "backend": "highs", "solver_version": "x", "run_time": 0.01,
+                      "time_limit": 1.0} for st in statuses]
+    out = _honest_status(ctx, Outcome(solution={"selected": []}, objective=0.0, bound=0.0, status="optimal"), wall)
+    assert out.status == want, (statuses, wall, out.status, out.reason)
+    if want != "optimal":
+        assert out.reason
+    if statuses:
+        assert out.stats["subsolves"]["count"] == len(statuses)
+    # a status other than optimal is never promoted
+    out = _honest_status(ctx, Outcome(solution=None, status="feasible"), wall)
+    assert out.status == "feasible"
