@@ -106,6 +106,14 @@ def test_every_reported_bound_lies_on_the_right_side_of_opt(name):
         pytest.skip(f"{name}: no method reports a bound on these instances")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PROBLEMS)
+def test_every_reported_bound_on_a_longer_sweep(name):
+    """The same on seeds 16-79 (``make bench``; about four minutes on one core)."""
+    bad, _ = bound_violations(optsched.get_problem(name), seeds=range(16, 80))
+    assert not bad, "\n".join(bad)
+
+
 def test_a_wrong_bound_is_caught():
     """The sweep is not vacuous: a method whose bound is OPT plus 1% (a lower bound above OPT) is
     reported."""
