@@ -313,11 +313,11 @@ def test_ps_locality_rounding_with_its_lp_stopped(method):
 
 def test_hetero_sharding_brute_one_program_lp_stopped():
     """One ratio LP per program: any one stopped LP means the enumeration proved nothing."""
-    inst = _tiny("hetero-sharding", lambda i: optsched.get_problem("hetero-sharding").methods["brute"]
-                 .applicable(i)[0] and len(list(__import__(
-                     "optsched.problems.hetero_sharding.algorithms", fromlist=["x"]).enumerate_programs(i))) >= 2)
-    n = len(list(__import__("optsched.problems.hetero_sharding.algorithms", fromlist=["x"]).enumerate_programs(inst)))
-    for k in range(n):
+    from optsched.problems.hetero_sharding.algorithms import num_programs
+
+    brute = optsched.get_problem("hetero-sharding").methods["brute"]
+    inst = _tiny("hetero-sharding", lambda i: brute.applicable(i)[0] and num_programs(i) >= 2)
+    for k in range(num_programs(inst)):
         run = run_below_guard(inst, "brute", degrade=stop_parts(lambda i, m, k=k: i == k))
         _not_optimal(run, f"hetero-sharding/brute, program {k} stopped")
 
