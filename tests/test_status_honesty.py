@@ -173,6 +173,25 @@ def test_every_solve_stopped_is_never_optimal(problem, method, status):
         pytest.skip(f"{problem}/{method} applies to none of the first tiny instances")
 
 
+@pytest.mark.parametrize("problem,method", BACKEND_METHODS, ids=[f"{p}/{m}" for p, m in BACKEND_METHODS])
+def test_a_work_limit_is_never_an_error(problem, method):
+    """Through ``solve``: ``node_limit = 0`` (a deterministic work limit, often before any point)
+    ends in ``feasible``, ``node_limit`` or a proven status, never ``error`` (pipeline-partition's
+    per-K MILPs used to answer ``error``, "no incumbent plan", when no K found a point)."""
+    p = optsched.get_problem(problem)
+    meth = p.methods[method]
+    ran = 0
+    for seed in range(3):
+        inst = p.tiny_instances(seed)
+        if not meth.applicable(inst)[0]:
+            continue
+        r = optsched.solve(inst, method, seed=seed, node_limit=0)
+        assert r.status != "error", f"{problem}/{method} seed {seed}: error at node_limit 0: {r.reason}"
+        ran += 1
+    if not ran:
+        pytest.skip(f"{problem}/{method} applies to none of the first tiny instances")
+
+
 # ---- 1b. every exact or bound method that watches the clock itself: stopped after k reads --------
 CLOCKED = sorted((p.name, m.name) for p in optsched.list_problems().values() for m in p.methods.values()
                  if m.kind in ("exact", "bound") and not m.uses_backend and p.tiny_instances is not None)
