@@ -515,7 +515,7 @@ def fast_tests(problem: str) -> list[str]:
     fast += [node for path in STATUS_FILES for node in _collected(path) if _mentions(node, problem)]
     if problem == "mknap":  # the core's guard and the portfolio's combination
         fast += [node for node in _collected("tests/test_status_honesty.py")
-                 if "core_guard" in node or "portfolio" in node]
+                 if "core_guard" in node or "portfolio" in node or "integral_bound" in node]
     quality = f"tests/test_quality.py::test_no_method_worse_than_recorded[{problem}]"
     return fast + ([quality] if quality in _collected("tests/test_quality.py") else [])
 

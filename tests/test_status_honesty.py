@@ -536,3 +536,24 @@ def test_core_guard_rules(statuses, wall, want):
     # a status other than optimal is never promoted
     out = _honest_status(ctx, Outcome(solution=None, status="feasible"), wall)
     assert out.status == "feasible"
+
+
+# ---- 6. an integral objective's bound is rounded toward the valid side ---------------------------
+@pytest.mark.parametrize("sense,raw,want", [
+    ("max", 10.0, 10.0), ("max", 10.0 - 1e-9, 10.0), ("max", 10.5, 10.0), ("max", 10.0 + 1e-9, 10.0),
+    ("min", 10.0, 10.0), ("min", 10.0 + 1e-9, 10.0), ("min", 9.5, 10.0), ("min", 10.0 - 1e-9, 10.0),
+])
+def test_integral_bound_rounds_toward_the_valid_side(sense, raw, want):
+    """A stopped MILP's dual bound on an objective of granularity 1 is rounded to the next integer
+    *toward* OPT (down for a maximization, up for a minimization), and a bound that already is an
+    integer, up to 1e-6 of solver noise, stays that integer: rounding it one step further would
+    cross OPT when the bound is exact (``optsched.core.backends.base.finish``)."""
+    from optsched.core.backends.base import finish
+    from optsched.core.linear import ModelBuilder
+
+    b = ModelBuilder("int", sense)
+    b.add_block("x", 2, upper=20, integer=True, cost=[1, 1])
+    model = b.build()
+    assert model.objective_granularity == 1
+    sol = finish(model, "feasible", [3.0, 4.0], 7.0, raw, get_backend("highs"), 0.1)
+    assert sol.bound == want, (sense, raw, sol.bound)
