@@ -22,7 +22,6 @@ table of the methods and these tests is in ``docs/status.md``.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pytest
@@ -414,7 +413,8 @@ def test_pipeline_graph_antichain_dp_stopped_by_its_deadline():
     inst = optsched.generate("pipeline-graph", seed=0)
     problem = optsched.get_problem("pipeline-graph")
     meth = problem.methods["antichain-dp"]
-    ctx = SolveContext(problem, meth, get_backend(None).name, SolverSettings(time_limit=1.0), 0, meth.resolve_options({}))
+    ctx = SolveContext(problem, meth, get_backend(None).name, SolverSettings(time_limit=1.0), 0,
+                       meth.resolve_options({}))
     ctx.remaining = lambda: -1.0   # the budget is spent before the search starts
     out = meth.run(inst, ctx)
     if out.status == "optimal":
