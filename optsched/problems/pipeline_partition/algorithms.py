@@ -131,6 +131,8 @@ def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
         status = "feasible"
     stats = {"statuses_per_stage_count": dict(zip(map(str, instance.stage_counts()), statuses))}
     if best_plan is None:
+        if status == "feasible":  # a work limit stopped every stage count before a point: no plan, no error
+            status = "node_limit"
         return Outcome(solution=None, objective=None, bound=bound, status=status, reason="no incumbent plan",
                        stats=stats, **solver)
     out = _plan_outcome(instance, best_plan, status, bound if instance.objective != "sync" else None, **stats)

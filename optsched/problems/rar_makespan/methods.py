@@ -9,12 +9,21 @@ from .algorithms import BRUTE_MAX_PLANS, brute_plan_count
 from .model import MILP_MAX_COLUMNS, column_count, milp_bound
 from .problem import PROBLEM
 
+def _theorem5_applies(inst) -> tuple[bool, str]:
+    # at n_g = 1 the statement would make SJF-BCO exact for single-GPU jobs (P||Cmax, NP-hard), and
+    # it is false there: docs/ring_allreduce.md#theorem-5 gives a 4-job counterexample
+    if inst.max_gpus < 2:
+        return False, "n_g = 1: the statement is false for single-GPU jobs (docs/ring_allreduce.md#theorem-5)"
+    return True, f"n_g = {inst.max_gpus} >= 2"
+
+
 THEOREM5 = Guarantee(
     form="multiplicative", sense="<=",
     value=lambda inst: inst.max_gpus * inst.phi * inst.estimate_upper / inst.estimate_lower,
     reference="OPT",
-    statement="makespan <= n_g * phi * (u / l) * OPT (n_g = max_j G_j, phi from the instance)",
-    source="paper", proof="docs/ring_allreduce.md#theorem-5")
+    statement="makespan <= n_g * phi * (u / l) * OPT (n_g = max_j G_j >= 2, phi from the instance); the paper's "
+              "proof is not verified here and the statement is false at n_g = 1: empirical for n_g >= 2",
+    source="paper", proof="docs/ring_allreduce.md#theorem-5", applies=_theorem5_applies)
 
 PROBLEM.method(
     "sjf-bco", kind="approximation", fidelity="paper", guarantee=THEOREM5,
