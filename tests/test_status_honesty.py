@@ -280,7 +280,7 @@ def test_pipeline_partition_dps_stopped_at_every_clock_read(method, monkeypatch)
     """The DPs poll the clock; stopped after k reads (k = 0, 1, 2, 4, ...), they report
     ``time_limit`` with a bound no plan beats (<= OPT), never ``optimal``. The clock is read at
     every unit of work here (``POLL_EVERY = 1``) so that a small instance stops at many points."""
-    from optsched.problems.pipeline_partition import clock
+    from optsched.pipeline.partition import clock
 
     monkeypatch.setattr(clock, "POLL_EVERY", 1)
     inst = optsched.generate("pipeline-partition", seed=3, layers=24, topology="nvlink:4")
