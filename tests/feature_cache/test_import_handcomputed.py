@@ -69,3 +69,16 @@ def test_real_citeseer_against_the_pickle_read_directly():
     reach = set(train) | {v for u in train for v in nbrs[u]}
     reach |= {w for v in list(reach) for w in nbrs[v]}
     assert train <= set(inst.accesses) <= reach
+
+
+def test_a_gzipped_graph_finds_its_test_index(tmp_path):
+    # as graph-partition's importer does: ind.<name>.graph.gz with ind.<name>.test.index beside it
+    import gzip
+
+    path = tmp_path / "ind.toy.graph.gz"
+    path.write_bytes(gzip.compress(pickle.dumps({0: [1], 1: [0, 2], 2: [1], 3: []}, protocol=2)))
+    (tmp_path / "ind.toy.test.index").write_text("3\n")
+    inst = import_planetoid_cache(path)
+    # training seeds 0, 1, 2; node 3 is a test node with no neighbour: never read
+    assert set(inst.accesses) == {0, 1, 2}
+    assert "test nodes from ind.toy.test.index (1)" in inst.provenance
