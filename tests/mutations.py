@@ -410,8 +410,8 @@ MUTATIONS = [
     # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
     # a feature or the information a past-only policy may see broken
     M("imp-topology-bandwidth-unit", "pipeline-partition", "importer", "optsched/workloads/topology.py",
-      'links.append((int(link["a"]), int(link["b"]), float(link["bandwidth_gb_s"]) * GB))',
-      'links.append((int(link["a"]), int(link["b"]), float(link["bandwidth_gb_s"])))',
+      'number(link["bandwidth_gb_s"], f"links[{i}].bandwidth_gb_s") * GB))',
+      'number(link["bandwidth_gb_s"], f"links[{i}].bandwidth_gb_s")))',
       "a topology file's bandwidth read in bytes/s instead of GB/s"),
     M("imp-rhino-bandwidth-unit", "dag-pipeline", "importer", PP + "dag_pipeline/generate.py",
       "RHINO_INTER_NODE_BW = 3355443.2 * 1000.0", "RHINO_INTER_NODE_BW = 3355443.2",

@@ -101,3 +101,21 @@ def test_real_vgg16_against_the_file_read_directly():
     assert sum(inst.parameter_bytes) == pytest.approx(sum(v[4] for v in layers.values()), rel=1e-12)
     first = inst.layer_names[0]
     assert inst.activation_bytes[0] == layers[first][3] and inst.forward_s[0] == layers[first][1] / 1000
+
+
+@pytest.mark.parametrize("doc, field", [
+    ({"devices": [{"speed": 1}, {"speed": "fast"}], "links": []}, "devices[1].speed"),
+    ({"devices": [{"memory_gb": None}], "links": []}, "devices[0].memory_gb"),
+    ({"devices": [{}, {}], "links": [{"a": 0, "b": 1, "bandwidth_gb_s": "x"}]}, "links[0].bandwidth_gb_s"),
+    ({"devices": [{}, {}, {}], "links": [{"a": 0, "b": 1.7, "bandwidth_gb_s": 10}]}, "links[0].b"),
+    ({"devices": [{}, {}], "links": [{"a": True, "b": 0, "bandwidth_gb_s": 10}]}, "links[0].a"),
+    ({"devices": [{}], "links": {"a": 0}}, "links"),
+])
+def test_topology_json_refuses_what_it_cannot_read_exactly(tmp_path, doc, field):
+    # a device index 1.7 is not device 1, a string is not a bandwidth: typed errors naming the field
+    from optsched.core.errors import InvalidInstanceError
+
+    topo = tmp_path / "bad.json"
+    topo.write_text(json.dumps(doc))
+    with pytest.raises(InvalidInstanceError, match=re.escape(f"'{field}'")):
+        load_topology(topo)
