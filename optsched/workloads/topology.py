@@ -390,17 +390,31 @@ def load_topology(path: str | Path) -> DeviceGraph:
     devices = data.get("devices")
     if not isinstance(devices, list):
         raise InvalidInstanceError("topology", "devices", "must be a list")
+    def number(value, where):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidInstanceError("topology", where, "must be a number", value)
+        return float(value)
+
+    def device(value, where):
+        if isinstance(value, bool) or not isinstance(value, int):  # 1.7 is no device, not device 1
+            raise InvalidInstanceError("topology", where, "must be a device index (an integer)", value)
+        return value
+
     speed, mem = [], []
     for i, d in enumerate(devices):
         if not isinstance(d, dict) or set(d) - {"speed", "memory_gb"}:
             raise InvalidInstanceError("topology", f"devices[{i}]", "must be {'speed': s, 'memory_gb': m}", d)
-        speed.append(float(d.get("speed", 1.0)))
-        mem.append(float(d.get("memory_gb", GPU_MEMORY_GB)) * GB)
+        speed.append(number(d.get("speed", 1.0), f"devices[{i}].speed"))
+        mem.append(number(d.get("memory_gb", GPU_MEMORY_GB), f"devices[{i}].memory_gb") * GB)
+    raw_links = data.get("links", [])
+    if not isinstance(raw_links, list):
+        raise InvalidInstanceError("topology", "links", "must be a list")
     links = []
-    for i, link in enumerate(data.get("links", [])):
+    for i, link in enumerate(raw_links):
         if not isinstance(link, dict) or set(link) != {"a", "b", "bandwidth_gb_s"}:
             raise InvalidInstanceError("topology", f"links[{i}]", "must be {'a', 'b', 'bandwidth_gb_s'}", link)
-        links.append((int(link["a"]), int(link["b"]), float(link["bandwidth_gb_s"]) * GB))
+        links.append((device(link["a"], f"links[{i}].a"), device(link["b"], f"links[{i}].b"),
+                      number(link["bandwidth_gb_s"], f"links[{i}].bandwidth_gb_s") * GB))
     return DeviceGraph(speed=tuple(speed), memory_bytes=tuple(mem), links=tuple(links),
                        name=str(data.get("name", path.stem)))
 

@@ -85,9 +85,15 @@ def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstan
     if index not in (None, 0):
         raise InvalidOptionError("feature-cache", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
-    test_path = path.with_name(path.name[: -len(".graph")] + ".test.index") if path.name.endswith(".graph") else None
+    test_path = None
+    for suffix in (".graph", ".graph.gz"):  # the test index beside a plain or gzipped graph, as graph-partition
+        if path.name.endswith(suffix):
+            stem = path.name[: -len(suffix)]
+            test_path = next((c for c in (path.with_name(stem + ".test.index"), path.with_name(stem + ".test.index.gz"))
+                              if c.is_file()), None)
+            break
     try:
-        gf, test = read_planetoid_graph(path, test_path if test_path and test_path.is_file() else None)
+        gf, test = read_planetoid_graph(path, test_path)
     except ValueError as exc:
         raise InvalidInstanceError("feature-cache", "(file)", f"planetoid-cache: {exc}") from None
     n = gf.graph.num_nodes
@@ -98,4 +104,6 @@ def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstan
     if len(train) == 0:
         raise InvalidInstanceError("feature-cache", "(file)", "every node is a test node: no training seeds")
     return from_graph(gf.graph, train, capacity=max(1, n // 10), name=path.name,
-                      provenance=f"{path.name} sha256 {sha256_file(path)}")
+                      provenance=f"{path.name} sha256 {sha256_file(path)}; "
+                                 + (f"test nodes from {test_path.name} ({int(is_test.sum())}), training = the rest"
+                                    if test_path else "no test index beside it: every node is a training seed"))
