@@ -86,7 +86,7 @@ def import_planetoid_cache(path, index: int | None = None) -> FeatureCacheInstan
         raise InvalidOptionError("feature-cache", "--index", "must be 0: the file holds one graph", index)
     path = Path(path)
     test_path = None
-    for suffix in (".graph", ".graph.gz"):  # the test index beside a plain or gzipped graph, as graph-partition
+    for suffix in (".graph", ".graph.gz"):  # the test index beside a plain or gzipped graph (the planetoid layout)
         if path.name.endswith(suffix):
             stem = path.name[: -len(suffix)]
             test_path = next((c for c in (path.with_name(stem + ".test.index"), path.with_name(stem + ".test.index.gz"))
