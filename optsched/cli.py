@@ -323,7 +323,9 @@ def _write(text: str, output: str | None) -> None:
 
 def cmd_solve(args) -> int:
     import optsched
+    from .core.clock import anchor_at_process_start
 
+    anchor_at_process_start()  # --time-limit bounds the whole command, start-up included (core.clock)
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
