@@ -19,10 +19,11 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
    (elimination) re-optimisation of random connected regions, all memory-feasible
    (:class:`.state.PlanState`).
 
-Time: every stage polls the context's clock; the method stops ``max(0.2 s, 1.5 %)`` before the
-limit so that the checker and the result still fit within it. Without a time limit the budget
-is the option ``budget`` (default 60 s) and the run stops earlier when the plan is proved
-optimal.
+Time: every stage polls the solve's one clock (:mod:`optsched.core.clock`; on the command line
+it runs from the command's start) through deadlines cut from it; the method stops
+``max(1 s, 1.5 %)`` of the limit early so that the checker, the result, writing it and the
+interpreter's exit still fit within it. Without a time limit the budget is the option
+``budget`` (default 60 s) and the run stops earlier when the plan is proved optimal.
 
 Bound (``stats["bound_source"]``): ``milp`` (the back-end's proven MILP bound), or
 ``lagrangian-diffusion`` (``max over tried lam`` of the reparametrization bound of the priced
@@ -131,8 +132,22 @@ def _allowed_or_raise(inst: IntraOpInstance, st) -> None:
                              f"{int(st.times[j])} is {load[j]:g} > the limit {st.limit:g}")
 
 
-def _make_feasible(state: PlanState) -> None:
-    """Memory repair, then the forbidden-pair fixes (until the state's clock)."""
+def _stage(stats: dict, name: str, t0: float) -> None:
+    """Record that a stage starts (its name, and the seconds since the method's start)."""
+    stats["stages"].append(name)
+    stats.setdefault("stage_start_s", []).append(round(time.perf_counter() - t0, 3))
+
+
+def _make_feasible(state: PlanState, fast: bool = True) -> None:
+    """Memory repair, then the forbidden-pair fixes (until the state's clock). With ``fast``, the
+    compiled greedy repair first; its plan is kept when it fits without adding a forbidden pair
+    (the full repair then only removes the forbidden pairs the plan had), else the full repair
+    runs from the original plan."""
+    if fast and state.overload() > state.tol:
+        snap = state.snapshot()
+        before = state.forbidden_edges().size
+        if not (state.fast_repair() and state.forbidden_edges().size <= before):
+            state.restore(snap)
     fix_plan(state)
 
 
@@ -141,28 +156,36 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
     changed since the last round), the node, pair and group sweeps visit only those nodes and
     their neighbours (elsewhere nothing changed, so those moves would find nothing new)."""
     st = state.st
-    if focus is None:
-        gain = state.sweep_nodes()
-        if opts.get("pair_moves", True) and not end.expired():
-            gain += state.sweep_pairs()
-        if opts.get("group_moves", True) and not end.expired():
-            gain += state.neighbourhood_sweep()
-    else:
+    pairs = opts.get("pair_moves", True)
+    nodes = None
+    if focus is not None:
         near = set(focus)
         for x in focus:
             near.update(int(w) for w in st.neighbours[x])
         nodes = sorted(near)
+    if opts.get("fast_moves", True):
+        # compiled node and pair sweeps until they stop gaining (milliseconds each on A)
+        gain = 0.0
+        for _ in range(10):
+            g = state.fast_sweep(nodes, pairs=pairs)
+            gain += g
+            if g <= 0 or end.expired():
+                break
+    else:
         gain = state.sweep_nodes(order=nodes)
-        if opts.get("pair_moves", True):
-            edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
-            for j, e in enumerate(edges):
-                if j % 256 == 0 and end.expired():
-                    break
-                x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
-                if 1 < st.k[x] * st.k[y] <= 40_000:
-                    gain += state.set_move([x, y])
-        if opts.get("group_moves", True) and not end.expired():
-            gain += state.neighbourhood_sweep(nodes=nodes)
+        if pairs and not end.expired():
+            if nodes is None:
+                gain += state.sweep_pairs()
+            else:
+                edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
+                for j, e in enumerate(edges):
+                    if j % 256 == 0 and end.expired():
+                        break
+                    x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
+                    if 1 < st.k[x] * st.k[y] <= 40_000:
+                        gain += state.set_move([x, y])
+    if opts.get("group_moves", True) and not end.expired():
+        gain += state.neighbourhood_sweep(nodes=nodes)
     if opts.get("large_moves", True):
         for i, path in enumerate(chains):
             if i % 64 == 0 and end.expired():
@@ -196,7 +219,8 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     budget = left if limited else float(opts.get("budget", 60.0))
     clock = ctx.clock if limited else Deadline.after(budget)
     # the checker, the result record, writing it and the interpreter's exit follow the method
-    reserve = max(0.2, 0.015 * (ctx.time_limit if limited else budget))
+    # (the exit alone took 0.7-1.2 s with every module imported, measured at load 10-12)
+    reserve = max(1.0, 0.015 * (ctx.time_limit if limited else budget))
     end = Deadline(clock.at - reserve)
     st = structure(inst)
     _allowed_or_raise(inst, st)
@@ -213,7 +237,7 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     if plan_cost(inst, state.s)[0] >= FORBIDDEN and state.overload() <= state.tol:
         # memory-feasible node moves first: they remove most forbidden pairs in a second
         for _ in range(3):
-            if state.sweep_nodes() <= 0 or state.expired():
+            if state.fast_sweep(pairs=False) <= 0 or state.expired():
                 break
     # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs).
     # Option defer_lean: only if the Lagrangian stage finds no plan (measured on A under load:
@@ -222,20 +246,20 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     defer_lean = forbidden_left and opts.get("lean_start", True) and opts.get("lagrange", True) and \
         math.isfinite(st.limit) and opts.get("defer_lean", False)
     if forbidden_left and opts.get("lean_start", True) and not defer_lean:
-        stats["stages"].append("lean-start")
+        _stage(stats, "lean-start", t0)
         lean = _lean_plan(inst, st, end.sub(5 * float(opts.get("start_share", 0.1)) * budget))
         if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
             state = lean
     if not defer_lean and (state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN):
-        _make_feasible(state)
+        _make_feasible(state, opts.get("fast_repair", True))
     best.offer(state, "least-memory", t0)
-    stats["stages"].append("start")
+    _stage(stats, "start", t0)
     stats["start_value"] = best.value if best.s is not None else None
 
     # 2. exact: the MILP when the instance is small
     milp_status = None
     if opts.get("exact", True) and inst.edge_cost.size <= opts.get("milp_max_entries", MILP_MAX_ENTRIES) and not out():
-        stats["stages"].append("milp")
+        _stage(stats, "milp", t0)
         model = build_model(inst)
         share = float(opts.get("milp_share", 0.6))
         sol = ctx.solve_model(model, time_limit=max(0.0, share * end.remaining()))
@@ -257,22 +281,22 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     setup = 5e-5 * (inst.num_nodes + inst.num_edges) + 1e-6 * inst.edge_cost.size
     if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out() and (
             best.s is None or end.remaining() > setup):
-        stats["stages"].append("lagrange")
+        _stage(stats, "lagrange", t0)
         share = float(opts.get("lagrange_share", 0.7))
         lag_end = end.sub(share=share)
         reserve_lean = 0.3 * budget if defer_lean else 0.0
         _lagrange(inst, st, best, stats, lag_end, end, opts, t0, no_plan_end=Deadline(end.at - reserve_lean))
     if best.s is None and defer_lean and not out():
-        stats["stages"].append("lean-start")
+        _stage(stats, "lean-start", t0)
         state = _lean_plan(inst, st, end)
         if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
-            _make_feasible(state)
+            _make_feasible(state, opts.get("fast_repair", True))
         best.offer(state, "lean", t0)
 
     # 4. lns on the best plan
     if opts.get("lns", True) and best.s is not None and not best.closed and not out() and \
             end.remaining() > 0.3 * setup:
-        stats["stages"].append("lns")
+        _stage(stats, "lns", t0)
         state = PlanState(inst, best.s, end)
         chains = path_chains(inst) if opts.get("large_moves", True) else []
         rounds = stale = 0
@@ -295,7 +319,8 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
                        reason="no memory-feasible plan found (the least-memory plan and every repair overflow)",
                        stats=stats)
     stats.update(bound_source=best.bound_source, found_by=best.found_by, trace=best.trace[-20:],
-                 elapsed_s=round(time.perf_counter() - t0, 3))
+                 elapsed_s=round(time.perf_counter() - t0, 3), budget_s=round(budget, 3),
+                 stop_s=round(end.at - t0, 3))
     if best.closed:
         status = "optimal"
     elif limited and end.expired():
@@ -358,9 +383,9 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
                 # its least-usage strategy, then the forbidden-pair fixes and node moves
                 fast = PlanState(inst, s, Deadline(min(no_plan_end.at, end.sub(share=0.25).at)))
                 fast.clamp_overloaded()
-                _make_feasible(fast)
+                _make_feasible(fast, opts.get("fast_repair", True))
                 if fast.overload() <= fast.tol:
-                    fast.sweep_nodes()
+                    fast.fast_sweep()
                 best.offer(fast, f"lagrange-clamp[{it}]", t0)
             state = None
             # the first relaxed plan may take half the time left to repair (all of it while no
@@ -370,9 +395,9 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
                 fix_by = (no_plan_end if best.s is None else end.sub(share=0.5)) if it == 1 else \
                     Deadline(min(end.at, max(lag_end.at, end.sub(share=0.1).at)))
                 state = PlanState(inst, s, fix_by)
-                _make_feasible(state)
+                _make_feasible(state, opts.get("fast_repair", True))
                 if state.overload() <= state.tol:
-                    state.sweep_nodes()
+                    state.fast_sweep()
                 best.offer(state, f"lagrange[{it}]", t0)
         tt.append(time.perf_counter())
         times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])
@@ -419,7 +444,7 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | Non
         state.repair_memory(allow_forbidden=False)
     if state.overload() <= state.tol:
         for _ in range(2):
-            if state.sweep_nodes() <= 0 or state.expired():
+            if state.fast_sweep(pairs=False) <= 0 or state.expired():
                 break
     return state
 

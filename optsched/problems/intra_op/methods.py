@@ -129,6 +129,8 @@ ANYTIME_OPTIONS = {
     "lean_start": _O(bool, True, "memory-lean start when the least-memory plan keeps forbidden pairs"),
     "defer_lean": _O(bool, False, "lean start only if the Lagrangian stage finds no plan"),
     "full_repair": _O(bool, True, "the point-by-point repair of relaxed plans"),
+    "fast_repair": _O(bool, True, "the compiled greedy repair before the full one (kept when it adds no forbidden pair)"),
+    "fast_moves": _O(bool, True, "LNS: compiled node and pair sweeps (else the Python ones)"),
     "clamp": _O(bool, True, "a fast clamped repair of relaxed plans far over the limit"),
     "clamp_over": _O(float, 2.0, "peak / limit above which the clamped repair runs first"),
     "sweeps": _O(int, 0, "diffusion sweeps per Lagrangian step (0: by core size)"),

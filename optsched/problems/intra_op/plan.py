@@ -53,15 +53,14 @@ class Plan:
         #: nodes whose strategy changed since the caller last cleared it (focus of the next sweeps)
         self.touched: set[int] = set()
         self.clock = Deadline() if clock is None else clock
-        # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices
-        # (kept up to date by set_strategy in O(degree))
-        st = self.st
-        self.local = [st.node_costs(x).astype(float) for x in range(inst.num_nodes)]
-        for e in range(inst.num_edges):
-            u, v = int(inst.edge_u[e]), int(inst.edge_v[e])
-            mat = st.edge_matrix(e)
-            self.local[u] = self.local[u] + mat[:, self.s[v]]
-            self.local[v] = self.local[v] + mat[self.s[u], :]
+        # local[x][t]: cost of x at strategy t plus its edges to the neighbours' current choices,
+        # views into one flat array (kept up to date by set_strategy and the compiled moves)
+        self.flat = self.st.kernel.local(self.s)
+        self._views()
+
+    def _views(self) -> None:
+        off = self.st.off
+        self.local = [self.flat[off[x]:off[x + 1]] for x in range(self.inst.num_nodes)]
 
     # -- evaluation ---------------------------------------------------------------------------
     def usage_of(self, x: int, strategy: int | None = None) -> float:
@@ -226,14 +225,44 @@ class Plan:
 
 
     def snapshot(self):
-        return self.s.copy(), self.load.copy(), [v.copy() for v in self.local], dict(self.moves)
+        return self.s.copy(), self.load.copy(), self.flat.copy(), dict(self.moves)
 
     def restore(self, snap) -> None:
-        self.s, self.load, self.local, self.moves = snap[0], snap[1], snap[2], snap[3]
+        self.s, self.load, self.flat, self.moves = snap[0], snap[1], snap[2], snap[3]
+        self._views()
 
 
     def expired(self) -> bool:
         return self.clock.expired()
+
+    def fast_sweep(self, nodes=None, *, pairs: bool = True, max_product: int = 40_000) -> float:
+        """Compiled memory-feasible sweeps (:mod:`.kernels`): node moves over ``nodes`` (all by
+        default), then joint moves over the edges incident to them. Returns the gain."""
+        from .kernels import node_sweep, pair_sweep
+
+        st, inst = self.st, self.inst
+        K = st.kernel
+        n = inst.num_nodes
+        order = np.arange(n, dtype=np.int64) if nodes is None else np.asarray(sorted(nodes), dtype=np.int64)
+        changed = np.zeros(n, dtype=np.bool_)
+        self.s = np.ascontiguousarray(self.s, dtype=np.int64)
+        self.load = np.ascontiguousarray(self.load, dtype=np.float64)
+        gain = node_sweep(order, self.s, self.flat, self.load, K.a, K.b, K.usage, self.limit, self.tol, *K.graph,
+                          changed)
+        if pairs and not self.expired():
+            if nodes is None:
+                edges = np.arange(inst.num_edges, dtype=np.int64)
+            elif order.size:
+                edges = np.unique(np.concatenate([st.inc_edge[st.inc_ptr[x]:st.inc_ptr[x + 1]] for x in order]))
+            else:
+                edges = np.zeros(0, np.int64)
+            gain += pair_sweep(np.asarray(edges, np.int64), K.eu, K.ev, self.s, self.flat, self.load, K.a, K.b,
+                               K.usage, self.limit, self.tol, *K.graph, max_product, changed)
+        moved = np.flatnonzero(changed)
+        if moved.size:
+            self.touched.update(moved.tolist())
+            self.moves["fast"] = self.moves.get("fast", 0) + int(moved.size)
+        return float(gain)
 
     def sweep_nodes(self, order=None, *, memory: bool = True) -> float:
         total = 0.0

@@ -164,6 +164,25 @@ class PlanState(Plan):
         cur = np.array([int(self.s[x]) for x in nodes], dtype=np.int64)
         return sub, cur
 
+    def fast_repair(self, max_rounds: int = 1_000_000) -> bool:
+        """The compiled greedy repair (:func:`.kernels.repair`): the same least-cost-per-byte
+        offers as :meth:`repair_memory` without its region offers; an offer that adds a
+        forbidden pair is taken only when no other is left. Returns whether the plan now fits."""
+        from .kernels import repair
+
+        if not math.isfinite(self.limit):
+            return True
+        K = self.st.kernel
+        changed = np.zeros(self.inst.num_nodes, dtype=np.bool_)
+        self.s = np.ascontiguousarray(self.s, dtype=np.int64)
+        self.load = np.ascontiguousarray(self.load, dtype=np.float64)
+        ok = bool(repair(self.s, self.flat, self.load, K.a, K.b, K.usage, self.limit, self.tol, self.st.penalty / 2,
+                         *K.graph, changed, max_rounds))
+        moved = np.flatnonzero(changed)
+        self.touched.update(moved.tolist())
+        self.moves["repair"] += int(moved.size)
+        return ok
+
     def clamp_overloaded(self) -> int:
         """Every node live at an overloaded time takes its least-usage allowed strategy. Usage
         only falls, and every overloaded time then holds only least-usage nodes, so the plan

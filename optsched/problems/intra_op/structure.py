@@ -74,6 +74,14 @@ class Structure:
                                for v in range(n)], dtype=np.int64)
         self.edge_off = inst.edge_offsets
 
+    @property
+    def kernel(self) -> "KernelArrays":
+        """The flat, typed arrays the compiled moves take (:mod:`.kernels`)."""
+        ka = self.__dict__.get("_kernel")
+        if ka is None:
+            ka = self.__dict__["_kernel"] = KernelArrays(self)
+        return ka
+
     def edge_matrix(self, e: int) -> np.ndarray:
         """Edge e's matrix with forbidden entries at the working penalty."""
         a, b = self.edge_off[e], self.edge_off[e + 1]
@@ -81,6 +89,36 @@ class Structure:
 
     def node_costs(self, x: int) -> np.ndarray:
         return self.node_cost[self.off[x]:self.off[x + 1]]
+
+
+class KernelArrays:
+    """Contiguous int64 / float64 / bool copies of what the compiled moves read; ``graph`` is the
+    argument tuple ``(k, off, inc_ptr, inc_edge, inc_other, inc_tail, eoff, ecost)``."""
+
+    def __init__(self, st: Structure):
+        c = np.ascontiguousarray
+        inst = st.inst
+        self.k = c(st.k, np.int64)
+        self.off = c(st.off, np.int64)
+        self.node_cost = c(st.node_cost, np.float64)
+        self.usage = c(inst.usage, np.float64)
+        self.a = c(st.a, np.int64)
+        self.b = c(st.b, np.int64)
+        self.eu = c(inst.edge_u, np.int64)
+        self.ev = c(inst.edge_v, np.int64)
+        self.eoff = c(st.edge_off, np.int64)
+        self.ecost = c(st.edge_cost, np.float64)
+        self.graph = (self.k, self.off, c(st.inc_ptr, np.int64), c(st.inc_edge, np.int64),
+                      c(st.inc_other, np.int64), c(st.inc_tail, np.bool_), self.eoff, self.ecost)
+
+    def local(self, s: np.ndarray, node_cost: np.ndarray | None = None) -> np.ndarray:
+        """The flat per-strategy cost vector of plan ``s`` (:func:`.kernels.build_local`)."""
+        from .kernels import build_local
+
+        out = np.empty(self.node_cost.size)
+        build_local(s, self.k, self.off, self.node_cost if node_cost is None else node_cost, self.eu, self.ev,
+                    self.eoff, self.ecost, out)
+        return out
 
 
 _CACHE: dict[int, Structure] = {}
