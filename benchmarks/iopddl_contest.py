@@ -117,7 +117,8 @@ def run_peer(template: str, letter: str, limit: float) -> dict:
                 shutil.copyfileobj(src, dst)
         cmd = template.format(file=_path(letter), json=plain, timeout=int(limit))
         t = time.perf_counter()
-        out = subprocess.run(cmd, shell=True, capture_output=True, text=True, check=False)
+        # in the temporary folder: the winner's solver writes a weights file into its working folder
+        out = subprocess.run(cmd, shell=True, capture_output=True, text=True, check=False, cwd=tmp)
         wall = time.perf_counter() - t
     lines = [ln for ln in out.stdout.strip().splitlines() if ln.strip().startswith("[")]
     if not lines:
