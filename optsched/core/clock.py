@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 
-__all__ = ["Deadline", "anchor_at_process_start", "set_anchor", "take_anchor", "process_start", "MIN_SHARE"]
+__all__ = ["Deadline", "anchor_at_process_start", "is_command_line", "set_anchor", "take_anchor", "process_start", "MIN_SHARE"]
 
 #: the least share of a time limit a method gets, whatever the command's start-up took
 MIN_SHARE = 0.2
@@ -56,8 +57,29 @@ def set_anchor(instant: float | None) -> None:
         _anchor.append(float(instant))
 
 
-def anchor_at_process_start() -> float:
-    """Anchor the next budget at this process's start (the command line's first call)."""
+def is_command_line(argv0: str | None = None) -> bool:
+    """Whether this process runs optsched's command line: the ``optsched`` console script or
+    ``python -m optsched.cli`` (whose ``sys.argv[0]`` is then the module's file).
+
+    >>> is_command_line("/venv/bin/optsched"), is_command_line("/src/optsched/cli.py")
+    (True, True)
+    >>> is_command_line("/venv/bin/pytest")
+    False
+    """
+    from .startup import is_cli_process
+
+    if argv0 is None:
+        argv0 = sys.argv[0] if sys.argv else ""
+    parts = os.path.normpath(argv0).split(os.sep)
+    return os.path.basename(argv0) == "optsched" or parts[-2:] == ["optsched", "cli.py"] or is_cli_process()
+
+
+def anchor_at_process_start() -> float | None:
+    """Anchor the next budget at this process's start, when this process is optsched's command
+    line (:func:`optsched.core.startup.is_cli_process`); elsewhere (a test or a program calling
+    ``optsched.cli.main`` in a long-lived process) nothing is anchored. Returns the anchor."""
+    if not is_command_line():
+        return None
     t = process_start()
     set_anchor(t)
     return t

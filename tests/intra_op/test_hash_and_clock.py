@@ -92,3 +92,28 @@ def test_an_anchor_counts_the_start_up_and_is_consumed():
     ctx.start_clock()
     assert MIN_SHARE * 10.0 - 0.5 < ctx.clock.remaining() <= MIN_SHARE * 10.0
     assert take_anchor() is None
+
+
+def test_the_command_line_anchors_and_a_library_caller_does_not(tmp_path):
+    """``python -m optsched.cli solve`` anchors the budget at the process's start (the method's
+    own budget is then less than the limit by the start-up); ``optsched.cli.main`` called inside
+    another program (here pytest) anchors nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from optsched.cli import main
+
+    path = tmp_path / "inst.json"
+    generate(0, preset="small").save(path)
+    out = tmp_path / "r.json"
+    assert main(["solve", "intra-op", str(path), "--time-limit", "30", "--quiet", "-o", str(out)]) == 0
+    assert take_anchor() is None
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-m", "optsched.cli", "solve", "intra-op", str(path), "--time-limit", "4",
+                    "--quiet", "-o", str(out), "--option", "exact=false"], check=True, env=env, capture_output=True)
+    stats = json.loads(out.read_text())["stats"]
+    # the method's budget (stats budget_s) is what the limit left after start-up (an interpreter
+    # and optsched's imports take well over 10 ms): below 4 s
+    assert stats["budget_s"] < 4.0 - 0.01
