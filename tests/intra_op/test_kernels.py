@@ -100,3 +100,30 @@ def test_compiled_repair_is_the_python_repair_without_region_offers(seed):
     assert fast.fast_repair() and not fast.forbidden_edges().size
     assert fix_plan(py)
     assert plan_cost(inst, fast.s)[0] == plan_cost(inst, py.s)[0]
+
+
+def _propagation_path(n: int = 12):
+    """A path whose every node prefers strategy 1 by 1, each edge charges 10 for unequal
+    strategies, and the last node prefers 1 by 20: from all-0, one node + pair pass moves only
+    the nodes next to the last one, so reaching all-1 (the optimum) takes several passes."""
+    from optsched.problems.intra_op import IntraOpInstance
+
+    cost = []
+    for v in range(n):
+        cost += [1.0, 0.0] if v < n - 1 else [20.0, 0.0]
+    return IntraOpInstance(num_strategies=[2] * n, cost=cost, usage=[1.0] * (2 * n), start=[0] * n,
+                           end=[1] * n, edge_u=list(range(n - 1)), edge_v=list(range(1, n)),
+                           edge_cost=[0.0, 10.0, 10.0, 0.0] * (n - 1), usage_limit=float(n))
+
+
+def test_polish_to_a_fixed_point_beats_one_pass():
+    """The repaired relaxed plans get compiled sweeps until one gains nothing (``polish_sweeps``);
+    with a single pass the plan on this path stays worse."""
+    from optsched.problems.intra_op.anytime import _polish
+
+    inst = _propagation_path()
+    one, many = PlanState(inst, np.zeros(12, int)), PlanState(inst, np.zeros(12, int))
+    _polish(one, {"polish_sweeps": 1})
+    _polish(many, {"polish_sweeps": 10})
+    assert plan_cost(inst, many.s)[0] == 0.0  # all at strategy 1
+    assert plan_cost(inst, one.s)[0] > 0.0

@@ -138,6 +138,14 @@ def _stage(stats: dict, name: str, t0: float) -> None:
     stats.setdefault("stage_start_s", []).append(round(time.perf_counter() - t0, 3))
 
 
+def _polish(state: PlanState, opts) -> None:
+    """Compiled node and pair sweeps on a repaired plan, up to ``polish_sweeps`` passes or until
+    one gains nothing."""
+    for _ in range(int(opts.get("polish_sweeps", 10))):
+        if state.fast_sweep() <= 0 or state.expired():
+            break
+
+
 def _make_feasible(state: PlanState, fast: bool = True) -> None:
     """Memory repair, then the forbidden-pair fixes (until the state's clock). With ``fast``, the
     compiled greedy repair first; its plan is kept when it fits without adding a forbidden pair
@@ -385,7 +393,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
                 fast.clamp_overloaded()
                 _make_feasible(fast, opts.get("fast_repair", True))
                 if fast.overload() <= fast.tol:
-                    fast.fast_sweep()
+                    _polish(fast, opts)
                 best.offer(fast, f"lagrange-clamp[{it}]", t0)
             state = None
             # the first relaxed plan may take half the time left to repair (all of it while no
@@ -397,7 +405,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
                 state = PlanState(inst, s, fix_by)
                 _make_feasible(state, opts.get("fast_repair", True))
                 if state.overload() <= state.tol:
-                    state.fast_sweep()
+                    _polish(state, opts)
                 best.offer(state, f"lagrange[{it}]", t0)
         tt.append(time.perf_counter())
         times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])

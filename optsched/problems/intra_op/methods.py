@@ -131,6 +131,7 @@ ANYTIME_OPTIONS = {
     "full_repair": _O(bool, True, "the point-by-point repair of relaxed plans"),
     "fast_repair": _O(bool, True, "the compiled greedy repair before the full one (kept when it adds no forbidden pair)"),
     "fast_moves": _O(bool, True, "LNS: compiled node and pair sweeps (else the Python ones)"),
+    "polish_sweeps": _O(int, 10, "most compiled node + pair passes on each repaired relaxed plan"),
     "clamp": _O(bool, True, "a fast clamped repair of relaxed plans far over the limit"),
     "clamp_over": _O(float, 2.0, "peak / limit above which the clamped repair runs first"),
     "sweeps": _O(int, 0, "diffusion sweeps per Lagrangian step (0: by core size)"),
