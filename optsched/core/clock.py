@@ -59,10 +59,13 @@ def set_anchor(instant: float | None) -> None:
 
 def is_command_line(argv0: str | None = None) -> bool:
     """Whether this process runs optsched's command line: the ``optsched`` console script or
-    ``python -m optsched.cli`` (whose ``sys.argv[0]`` is then the module's file).
+    ``python -m optsched.cli`` (whose ``sys.argv[0]`` is then the module's file: ``cli.py``, or
+    ``cli/__main__.py`` when the command line is a package).
 
     >>> is_command_line("/venv/bin/optsched"), is_command_line("/src/optsched/cli.py")
     (True, True)
+    >>> is_command_line("/src/optsched/cli/__main__.py")
+    True
     >>> is_command_line("/venv/bin/pytest")
     False
     """
@@ -71,7 +74,8 @@ def is_command_line(argv0: str | None = None) -> bool:
     if argv0 is None:
         argv0 = sys.argv[0] if sys.argv else ""
     parts = os.path.normpath(argv0).split(os.sep)
-    return os.path.basename(argv0) == "optsched" or parts[-2:] == ["optsched", "cli.py"] or is_cli_process()
+    return (os.path.basename(argv0) == "optsched" or parts[-2:] == ["optsched", "cli.py"]
+            or parts[-3:] == ["optsched", "cli", "__main__.py"] or is_cli_process())
 
 
 def anchor_at_process_start() -> float | None:
