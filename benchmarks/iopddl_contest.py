@@ -12,9 +12,19 @@ gap, wall time of the solve and of the whole child (import included), peak RSS, 
 load average at the start, and the organisers' published final scores of the winner (team01)
 and of XLA's auto-sharding where published [code: google/iopddl, final leaderboard as quoted in
 docs/intra_op.md]. ``--peer`` runs another solver the user has built (for example the winner's
-public solver) with the same time-out: ``{file}`` is replaced by the instance path and
-``{timeout}`` by the seconds; its last output line must be the plan as a JSON list, which is
-scored by optsched's checker.
+public solver, MIT, built outside this repository) with the same time-out, after optsched's run
+(never at the same time): ``{file}`` is replaced by the instance path (gzip), ``{json}`` by a
+decompressed copy in a temporary folder, ``{timeout}`` by the seconds; its last output line that
+starts with ``[`` must be the plan as a JSON list, which is scored by optsched's checker. The
+environment variable ``OPTSCHED_PEER`` is the default template. For example, with the
+winner's solver built at ``$PEER``::
+
+    python benchmarks/iopddl_contest.py A M S --peer "$PEER/iopddl {json} {timeout} -j 2 -q"
+
+``--cli`` times optsched through its command line instead (``optsched import iopddl`` once,
+untimed, then ``optsched solve intra-op FILE --time-limit T`` as a fresh process: the whole
+command's wall time, interpreter start and reading included, which is what ``--time-limit``
+bounds).
 """
 
 from __future__ import annotations
@@ -65,13 +75,51 @@ def run_optsched(letter: str, method: str, limit: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_cli(letter: str, limit: float, workdir: str) -> dict:
+    """``optsched solve intra-op FILE --time-limit T`` as its own process (the file imported
+    beforehand, untimed); the wall time is the whole command's."""
+    inst_path = os.path.join(workdir, f"{letter}.json")
+    out_path = os.path.join(workdir, f"{letter}.result.json")
+    env = dict(os.environ)
+    if not os.path.exists(inst_path):
+        subprocess.run([sys.executable, "-m", "optsched.cli", "import", "iopddl", _path(letter), "-o", inst_path],
+                       check=True, capture_output=True, env=env)
+    t = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "intra-op", inst_path, "--time-limit",
+                             str(limit), "-o", out_path, "--quiet"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        return {"error": (err.strip().splitlines() or [f"exit {proc.returncode}"])[-1], "cli_wall_s": wall}
+    with open(out_path) as fh:
+        r = json.load(fh)
+    return {"status": r["status"], "cost": r["objective"], "bound": r.get("bound"), "gap": r.get("gap"),
+            "solve_wall_s": r.get("wall_s"), "cli_wall_s": wall, "cli_wall_over_limit": wall / limit,
+            "peak_rss_mb": usage.ru_maxrss / 1024,
+            "bound_source": r["stats"].get("bound_source"), "found_by": r["stats"].get("found_by"),
+            "stages": r["stats"].get("stages")}
+
+
 def run_peer(template: str, letter: str, limit: float) -> dict:
+    import gzip
+    import shutil
+    import tempfile
+
     from optsched.problems.intra_op import check, load_iopddl
 
-    cmd = template.format(file=_path(letter), timeout=int(limit))
-    t = time.perf_counter()
-    out = subprocess.run(cmd, shell=True, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = os.path.join(tmp, f"asplos-2025-iopddl-{letter}.json")
+        if "{json}" in template:
+            with gzip.open(_path(letter), "rb") as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        cmd = template.format(file=_path(letter), json=plain, timeout=int(limit))
+        t = time.perf_counter()
+        # in the temporary folder: the winner's solver writes a weights file into its working folder
+        out = subprocess.run(cmd, shell=True, capture_output=True, text=True, check=False, cwd=tmp)
+        wall = time.perf_counter() - t
     lines = [ln for ln in out.stdout.strip().splitlines() if ln.strip().startswith("[")]
     if not lines:
         return {"peer_error": f"no plan printed (exit {out.returncode})", "peer_wall_s": wall}
@@ -84,16 +132,27 @@ def main(argv=None) -> int:
     ap.add_argument("instances", nargs="*", default=["A", "B", "G", "M", "S"])
     ap.add_argument("--method", default="anytime")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every time-out (e.g. 0.25 for a smoke run)")
-    ap.add_argument("--peer", default=None, help="a command template running another solver: {file} {timeout}")
+    ap.add_argument("--peer", default=os.environ.get("OPTSCHED_PEER"),
+                    help="a command template running another solver: {file} {json} {timeout} (default: $OPTSCHED_PEER)")
+    ap.add_argument("--cli", action="store_true", help="time the whole `optsched solve` command (fresh process)")
+    ap.add_argument("--workdir", default=None, help="--cli: where imported instances and results go (default: a temp dir)")
     ap.add_argument("--json", default=None, help="also write the rows to this file")
     args = ap.parse_args(argv)
     rows = []
+    import tempfile
+
+    workdir = args.workdir or tempfile.mkdtemp(prefix="iopddl-bench-")
+    os.makedirs(workdir, exist_ok=True)
     for letter in args.instances:
         limit = timeout_s(letter) * args.scale
         row = {"instance": letter, "time_limit_s": limit, "load_avg_1m": os.getloadavg()[0]}
-        row.update(run_optsched(letter, args.method, limit))
+        row.update(run_cli(letter, limit, workdir) if args.cli else run_optsched(letter, args.method, limit))
+        row["load_avg_1m_after"] = os.getloadavg()[0]
         if args.peer:
+            row["peer_load_avg_1m"] = os.getloadavg()[0]
             row.update(run_peer(args.peer, letter, limit))
+            if row.get("peer_cost") and row.get("cost"):
+                row["cost_over_peer"] = row["cost"] / row["peer_cost"]
         w = WINNER.get(letter)
         row["winner_published"] = w
         row["xla_published"] = XLA.get(letter)

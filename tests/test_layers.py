@@ -53,14 +53,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),                       # the command line
 )
 
-#: Circles being removed in optsched/problems/intra_op by the intra-op clean-up running beside
-#: this change. TEMPORARY: emptied when that clean-up is merged; nothing else may be listed here.
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset({"optsched.problems.intra_op.state", "optsched.problems.intra_op.algorithms",
-               "optsched.problems.intra_op.elimination"}),
-)
-
-
 def _module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -242,14 +234,8 @@ def test_layers_import_only_downwards():
 
 
 def test_no_circle_of_files():
-    known = frozenset().union(*KNOWN_CYCLES)
-    found = [c for c in cycles(GRAPH) if not set(c) <= known]
+    found = cycles(GRAPH)
     assert not found, "\n".join(_describe(c, GRAPH) for c in found)
-
-
-def test_known_cycles_are_only_intra_op():
-    # the temporary list may name nothing outside the folder being cleaned up beside this change
-    assert all(m.startswith("optsched.problems.intra_op.") for c in KNOWN_CYCLES for m in c)
 
 
 def test_the_documented_layers_are_the_tested_ones():

@@ -13,6 +13,9 @@ from .progress import Progress
 
 
 def cmd_solve(args) -> int:
+    from ..core.clock import anchor_at_process_start
+
+    anchor_at_process_start()  # --time-limit bounds the whole command, start-up included (core.clock)
     import optsched
 
     prob = optsched.get_problem(args.problem)

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
+from .clock import MIN_SHARE, Deadline, take_anchor
 from .errors import Infeasible, InvalidOptionError, NotApplicable, TimeLimitReached
 from .params import MAX_THREADS
 from .linear import LinearModel, ModelSolution
@@ -34,8 +35,11 @@ __all__ = ["SolveContext", "TimeLimitReached", "solve", "objective_tolerance", "
 class SolveContext:
     """What a method may use: solver settings, back-end, seeded randomness, options, progress.
 
-    The context owns **one clock**: ``settings.time_limit`` is the budget of the whole method call,
-    from the moment :func:`solve` starts it. Every model solve goes through :meth:`solve_model`,
+    The context owns **one clock** (:mod:`optsched.core.clock`): ``settings.time_limit`` is the
+    budget of the whole method call, from the moment :func:`solve` starts it -- or from the
+    command's start when the command line anchored it there -- held as :attr:`clock`, a
+    :class:`~optsched.core.clock.Deadline` that methods poll (or cut earlier stage deadlines
+    from with :meth:`~optsched.core.clock.Deadline.sub`). Every model solve goes through :meth:`solve_model`,
     which hands the back-end the *remaining* time and records what it ran; a loop that does its
     own work polls :meth:`check_time` (or :meth:`remaining`). :func:`solve` then enforces, for
     every method alike, that a run whose sub-solve stopped at a limit, or that outlived its
@@ -68,9 +72,22 @@ class SolveContext:
         return self.settings.time_limit
 
     def start_clock(self) -> None:
-        """Start the budget now (called by :func:`solve` just before the method runs)."""
+        """Start the budget (called by :func:`solve` just before the method runs): now, or at the
+        anchor the command line set (:func:`optsched.core.clock.anchor_at_process_start`), leaving
+        the method at least ``MIN_SHARE`` of the limit whatever the start-up took."""
+        anchor = take_anchor()
         if self.settings.time_limit is not None:
-            self.deadline = time.perf_counter() + self.settings.time_limit
+            now = time.perf_counter()
+            limit = self.settings.time_limit
+            start = now if anchor is None else min(anchor, now)
+            self.deadline = max(start + limit, now + MIN_SHARE * limit)
+
+    @property
+    def clock(self) -> Deadline:
+        """The budget as a :class:`~optsched.core.clock.Deadline` (unlimited without a limit)."""
+        if self.deadline is None and self.settings.time_limit is not None:
+            self.start_clock()
+        return Deadline(math.inf if self.deadline is None else self.deadline)
 
     def remaining(self) -> float | None:
         """Seconds left of the budget (None without a limit; may be <= 0 once it is spent). A

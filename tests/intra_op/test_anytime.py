@@ -3,18 +3,18 @@ effect of every stage (each test fails if its stage is removed)."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as hst
 
 import optsched
+from optsched.core.clock import Deadline
 from optsched.problems.intra_op import PROBLEM, check, generate
 from optsched.problems.intra_op.dual import Core, lagrangian_value, priced_instance
 from optsched.problems.intra_op.elimination import eliminate
 from optsched.problems.intra_op.generate import tiny_instances
-from optsched.problems.intra_op.state import structure
+from optsched.problems.intra_op.structure import structure
 
 #: small budgets keep these tests fast; without a time limit the method stops on its own
 #: (LNS patience, subgradient iteration cap), so results do not depend on the machine's speed
@@ -174,7 +174,7 @@ def test_infeasible_instance_is_a_typed_error():
     a limit just at it is not."""
     import dataclasses
 
-    from optsched.problems.intra_op.algorithms import least_memory_plan
+    from optsched.problems.intra_op.structure import least_memory_plan
     from optsched.problems.intra_op.instance import peak_usage
 
     inst = _random(0, nodes=8, ratio=1.3)
@@ -204,7 +204,7 @@ def test_lean_start_removes_forbidden_pairs_that_node_moves_keep():
     """Least-memory plan (0, 0) is a forbidden pair, and so is every single-node move from it;
     only (1, 1) is allowed. Node moves keep a forbidden pair; the memory-lean start does not."""
     from optsched.problems.intra_op import IntraOpInstance
-    from optsched.problems.intra_op.algorithms import least_memory_plan
+    from optsched.problems.intra_op.structure import least_memory_plan
     from optsched.problems.intra_op.anytime import _lean_plan
     from optsched.problems.intra_op.state import PlanState
 
@@ -215,7 +215,7 @@ def test_lean_start_removes_forbidden_pairs_that_node_moves_keep():
     moved = PlanState(inst, least_memory_plan(inst))
     moved.sweep_nodes()
     assert moved.forbidden_edges().size > 0
-    lean = _lean_plan(inst, structure(inst), math.inf)
+    lean = _lean_plan(inst, structure(inst), Deadline())
     assert lean.forbidden_edges().size == 0 and check(inst, {"strategy": lean.s.tolist()}).feasible
     r = optsched.solve(inst, options=FAST)
     assert r.status == "optimal" and r.objective == 5 + 5 + 1 + 3  # s = (1, 1, either)

@@ -246,7 +246,7 @@ def test_core_greedy_differs_from_independent_choice():
     inst = generate(3, graph="random", nodes=30, strategies=4)
     el = eliminate(inst)
     assert not el.fully_reduced
-    from optsched.problems.intra_op.algorithms import solve_core
+    from optsched.problems.intra_op.core_search import solve_core
     greedy_choice, _ = solve_core(el, exact_limit=0)
     assert el.core_value(greedy_choice) < el.core_value(el.independent_choice())
 

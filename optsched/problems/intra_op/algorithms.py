@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 
@@ -17,53 +16,16 @@ from optsched.core.errors import Infeasible, SolverError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
+from optsched.core.clock import Deadline
+
+from .core_search import CORE_ENUMERATION_LIMIT, core_product, solve_core
 from .elimination import Elimination, eliminate
 from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .model import build_model, decode
-from .state import PlanState, structure
+from .state import PlanState, chains, fix_plan, random_path
+from .structure import least_memory_plan, structure
 
-__all__ = ["oneflow", "dp", "lp_round", "local_search", "least_memory_plan", "solve_core",
-           "CORE_ENUMERATION_LIMIT", "dp_applicable"]
-
-#: largest product of core strategy counts the dp enumerates exactly
-CORE_ENUMERATION_LIMIT = 1_000_000
-
-
-class _Clock:
-    def __init__(self, budget: float | None):
-        self.start = time.perf_counter()
-        self.budget = budget
-
-    @property
-    def deadline(self) -> float:
-        return math.inf if self.budget is None else self.start + self.budget
-
-    def state(self, inst, s) -> PlanState:
-        """A plan state whose sweeps stop at this clock's deadline."""
-        st = PlanState(inst, s)
-        st.deadline = self.deadline
-        return st
-
-    def left(self) -> float:
-        if self.budget is None:
-            return math.inf
-        return self.budget - (time.perf_counter() - self.start)
-
-    def out(self) -> bool:
-        return self.left() <= 0
-
-
-def least_memory_plan(inst: IntraOpInstance) -> np.ndarray:
-    """Per node the allowed strategy of least usage (ties: least cost)."""
-    st = structure(inst)
-    out = np.empty(inst.num_nodes, dtype=np.int64)
-    for v in range(inst.num_nodes):
-        u, c = inst.node_usages(v), inst.node_costs(v)
-        ok = st.allowed[st.off[v]:st.off[v + 1]]
-        order = np.lexsort((c, u, ~ok))
-        out[v] = order[0]
-    return out
-
+__all__ = ["oneflow", "dp", "lp_round", "local_search", "greedy_plan", "lagrangian_plan", "dp_applicable"]
 
 def _finish(inst: IntraOpInstance, state: PlanState, stats: dict, *, bound=None, status="feasible") -> Outcome:
     s = state.s
@@ -74,30 +36,16 @@ def _finish(inst: IntraOpInstance, state: PlanState, stats: dict, *, bound=None,
     return Outcome(solution={"strategy": s.tolist()}, objective=value, bound=bound, status=status, stats=stats)
 
 
-def _polish(state: PlanState, clock: _Clock, *, rounds: int, pairs: bool = True) -> None:
+def _polish(state: PlanState, *, rounds: int, pairs: bool = True) -> None:
     """Node sweeps (and pair sweeps) until no gain, a round limit or the clock."""
     for _ in range(rounds):
         gain = state.sweep_nodes()
-        if pairs and not clock.out():
+        if pairs and not state.expired():
             gain += state.sweep_pairs()
-        if gain <= 0 or clock.out():
+        if gain <= 0 or state.expired():
             break
 
 
-def _fix(state: PlanState, clock: _Clock) -> bool:
-    """Make a plan fit: memory repair (region offers before forbidden ones), node sweeps, then
-    joint moves, region DPs and memory trades against the forbidden pairs left."""
-    fits = state.repair_memory()
-    if plan_cost(state.inst, state.s)[0] >= FORBIDDEN:
-        state.sweep_nodes()
-        if state.forbidden_edges().size and not clock.out():
-            state.fix_forbidden()
-        if state.forbidden_edges().size and not clock.out():
-            state.fix_forbidden_by_trading()
-    return fits and state.overload() <= state.tol
-
-
-# -- elimination ---------------------------------------------------------------------------------
 _ELIM: dict[int, tuple[IntraOpInstance, Elimination]] = {}
 
 
@@ -110,80 +58,25 @@ def _elimination(inst: IntraOpInstance) -> Elimination:
     return hit[1]
 
 
-def _core_product(el: Elimination) -> float:
-    k = [len(el.unary[v]) for v in el.unary if any(v in key for key in el.edges)]
-    return float(np.exp(min(np.sum(np.log(k)), 700.0))) if k else 1.0
-
-
 def dp_applicable(inst: IntraOpInstance) -> tuple[bool, str]:
     el = _elimination(inst)
     if el.fully_reduced:
         return True, "the elimination reduces the graph to independent nodes (series-parallel or tree-like)"
-    prod = _core_product(el)
+    prod = core_product(el)
     if prod <= CORE_ENUMERATION_LIMIT:
         return True, f"the elimination core has {prod:.0f} joint choices <= {CORE_ENUMERATION_LIMIT}"
     return False, (f"the elimination leaves a core of {el.counts['core_nodes']} nodes and {len(el.edges)} edges "
                    f"({prod:.3g} joint choices > {CORE_ENUMERATION_LIMIT}): the graph is not series-parallel")
 
 
-def core_instance(el, linked):
-    """The eliminated core as an instance of its own (no memory): the unary costs of the ``linked``
-    nodes and the compound edges between them, sentinel costs capped so that sums stay finite."""
-    from .instance import IntraOpInstance
-
-    idx = {v: i for i, v in enumerate(linked)}
-    keys = list(el.edges)
-    cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
-    return IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
-                           cost=np.concatenate([cap(el.unary[v]) for v in linked]),
-                           usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
-                           start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
-                           edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
-                           edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
-
-
-def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, greedy_rounds: int = 10,
-               deadline: float = math.inf):
-    """A choice for the core: exact (independent nodes, or enumeration when the core's product is
-    at most ``exact_limit``), else OneFlow's greedy neighbourhood search from each core node's
-    cheapest strategy. Returns ``(choice, exact)``."""
-    choice = el.independent_choice()
-    if el.fully_reduced:
-        return choice, True
-    linked = sorted({v for key in el.edges for v in key})
-    if _core_product(el) <= exact_limit:
-        best, best_val = None, math.inf
-        import itertools
-        for combo in itertools.product(*[range(len(el.unary[v])) for v in linked]):
-            c = dict(choice)
-            c.update(zip(linked, combo))
-            val = el.core_value(c)
-            if val < best_val:
-                best, best_val = c, val
-        return best, True
-    core = core_instance(el, linked)
-    start = np.array([choice[v] for v in linked], dtype=np.int64)
-    seq = _sequential_greedy(core)
-    val = lambda sv: plan_cost(core, sv)[0]  # noqa: E731
-    # OneFlow's Find1Strategy4Greedy: start from a sequential greedy when it is cheaper
-    # [code: sbp_graph.cpp; our order: breadth-first from the heaviest node]
-    state = PlanState(core, seq if val(seq) < val(start) else start)
-    state.deadline = deadline
-    for _ in range(greedy_rounds):
-        if state.neighbourhood_sweep(memory=False) <= 0:
-            break
-    choice.update({v: int(state.s[i]) for i, v in enumerate(linked)})
-    return choice, False
-
-
-def greedy_plan(inst: IntraOpInstance, clock: _Clock) -> tuple[PlanState, dict]:
+def greedy_plan(inst: IntraOpInstance, clock: Deadline) -> tuple[PlanState, dict]:
     """Per-node greedy in index order (topological for the generated and IOPDDL graphs): each
     node takes the cheapest strategy given its already-chosen neighbours (edges to later nodes
     ignored) among those that fit in memory while every later node still holds its
     least-memory strategy. Fits whenever the least-memory plan fits. Forbidden pairs with later
     nodes are removed afterwards by the shared fix-up (:func:`_fix`). O(n k + m k^2) before it."""
     st = structure(inst)
-    state = clock.state(inst, least_memory_plan(inst))
+    state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
     done = np.zeros(inst.num_nodes, bool)
     for v in range(inst.num_nodes):
         vec = st.node_costs(v).astype(float).copy()
@@ -200,7 +93,7 @@ def greedy_plan(inst: IntraOpInstance, clock: _Clock) -> tuple[PlanState, dict]:
         done[v] = True
     stats = {"greedy_value": plan_cost(inst, state.s)[0]}
     if stats["greedy_value"] >= FORBIDDEN:
-        _fix(state, clock)
+        fix_plan(state)
         stats["forbidden_fixed"] = True
     return state, stats
 
@@ -211,7 +104,7 @@ def _badness(state: PlanState) -> tuple:
     return (int(state.forbidden_edges().size) + int(cost >= FORBIDDEN), max(0.0, state.overload()), cost)
 
 
-def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 12) -> tuple[PlanState, dict]:
+def lagrangian_plan(inst: IntraOpInstance, clock: Deadline, *, iterations: int = 12) -> tuple[PlanState, dict]:
     """Memory by prices [ours]: a price per byte at each time point turns the memory rows into
     node costs ``c_v(s) + u_v(s) * sum of prices over v's live points``; the memory-free problem
     is solved by elimination + greedy, prices rise where the plan overflows (projected
@@ -219,7 +112,7 @@ def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 1
     st = structure(inst)
     if not math.isfinite(st.limit) or not len(st.times):
         el = _elimination(inst)
-        return clock.state(inst, el.extend(solve_core(el, exact_limit=0)[0])), {"lagrange_iterations": 0}
+        return PlanState(inst, clock=clock, s=el.extend(solve_core(el, exact_limit=0)[0])), {"lagrange_iterations": 0}
     live = st.b > st.a
     typical = np.median(inst.cost[st.allowed & (inst.cost > 0)]) if np.any(st.allowed & (inst.cost > 0)) else 1.0
     scale = typical / max(float(np.median(inst.usage[inst.usage > 0])) if np.any(inst.usage > 0) else 1.0, 1e-300)
@@ -233,51 +126,20 @@ def lagrangian_plan(inst: IntraOpInstance, clock: _Clock, *, iterations: int = 1
         priced = dataclasses.replace(inst, cost=np.minimum(cost, 1e300), usage_limit=None)
         el = eliminate(priced)
         s = el.extend(solve_core(el, exact_limit=0)[0])
-        state = clock.state(inst, s)
+        state = PlanState(inst, clock=clock, s=s)
         over = state.load - st.limit
-        _fix(state, clock)
+        fix_plan(state)
         value = plan_cost(inst, state.s)[0]
         history.append(value)
         if state.overload() <= state.tol and value < best_value:
             best, best_value = state, value
-        if np.all(over <= 0) or clock.out():
+        if np.all(over <= 0) or state.expired():
             break
         price = np.maximum(0.0, price + step * over / st.limit)
         step *= 0.7
     if best is None:
         best = state
     return best, {"lagrange_iterations": len(history), "lagrange_history": history}
-
-
-def _sequential_greedy(core: IntraOpInstance) -> np.ndarray:
-    """Visit nodes breadth-first (from the node with most edges, each component in turn); each
-    takes its cheapest strategy given the already visited neighbours only."""
-    st = structure(core)
-    n = core.num_nodes
-    s = np.zeros(n, dtype=np.int64)
-    done = np.zeros(n, bool)
-    assigned = np.zeros(n, bool)
-    order = np.argsort(-np.array([len(x) for x in st.neighbours]), kind="stable")
-    for root in order:
-        if done[root]:
-            continue
-        queue = [int(root)]
-        done[root] = True
-        while queue:
-            x = queue.pop(0)
-            vec = st.node_costs(x).astype(float).copy()
-            for i in range(st.inc_ptr[x], st.inc_ptr[x + 1]):
-                w = int(st.inc_other[i])
-                if assigned[w]:
-                    mat = st.edge_matrix(st.inc_edge[i])
-                    vec += mat[:, s[w]] if st.inc_tail[i] else mat[s[w], :]
-            s[x] = int(np.argmin(vec))
-            assigned[x] = True
-            for w in st.neighbours[x]:
-                if not done[w]:
-                    done[w] = True
-                    queue.append(int(w))
-    return s
 
 
 def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
@@ -300,29 +162,29 @@ def oneflow(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     >>> r.status
     'feasible'
     """
-    clock = _Clock(ctx.time_limit)
+    clock = ctx.clock
     el = _elimination(inst)
     choice, exact = solve_core(el, exact_limit=0 if not ctx.options.get("exact_core", False) else CORE_ENUMERATION_LIMIT,
-                               deadline=clock.start + 0.5 * (clock.budget or math.inf))
+                               clock=clock.sub(share=0.5))
     s = el.extend(choice)
-    state = clock.state(inst, s)
+    state = PlanState(inst, clock=clock, s=s)
     stats = {"elimination": dict(el.counts), "memory_free_value": plan_cost(inst, s)[0],
              "memory_free_peak": state.peak()}
-    fits = _fix(state, clock)
+    fits = fix_plan(state)
     stats["after_repair_value"] = plan_cost(inst, state.s)[0]
     if ctx.options.get("final_greedy", True):
         for _ in range(ctx.options.get("rounds", 3)):
-            if clock.out() or state.neighbourhood_sweep() <= 0:
+            if clock.expired() or state.neighbourhood_sweep() <= 0:
                 break
     stats["memory_repair_fits"] = fits
     if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
         # [ours] the repaired OneFlow plan still overflows or keeps a forbidden pair: fall back to
         # the least-memory plan, improved by the same memory-aware greedy passes
         stats["fallback"] = "least-memory"
-        state = clock.state(inst, least_memory_plan(inst))
+        state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
         state.repair_memory()
         for _ in range(ctx.options.get("rounds", 3)):
-            if clock.out() or (state.sweep_nodes() + state.neighbourhood_sweep()) <= 0:
+            if clock.expired() or (state.sweep_nodes() + state.neighbourhood_sweep()) <= 0:
                 break
     return _finish(inst, state, stats)
 
@@ -346,7 +208,7 @@ def dp(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     >>> r.status, r.stats["memory_binds"], r.bound < r.objective
     ('feasible', True, True)
     """
-    clock = _Clock(ctx.time_limit)
+    clock = ctx.clock
     el = _elimination(inst)
     choice, exact = solve_core(el)
     if not exact:
@@ -356,7 +218,7 @@ def dp(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     if bound >= FORBIDDEN:
         raise Infeasible("every plan has a forbidden (sentinel-cost) choice: the memory-free optimum costs "
                          f"{bound:g} >= {FORBIDDEN:g}")
-    state = clock.state(inst, s)
+    state = PlanState(inst, clock=clock, s=s)
     stats = {"elimination": dict(el.counts), "memory_free_value": bound, "memory_free_peak": state.peak()}
     if state.overload() <= state.tol:
         stats["memory_binds"] = False
@@ -364,7 +226,7 @@ def dp(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     stats["memory_binds"] = True
     if not state.repair_memory():
         stats["repair_failed"] = True
-    _polish(state, clock, rounds=ctx.options.get("rounds", 5))
+    _polish(state, rounds=ctx.options.get("rounds", 5))
     return _finish(inst, state, stats, bound=bound)
 
 
@@ -377,7 +239,7 @@ def lp_round(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     integral on these instances [3rd: meta-pytorch/autoparallel PR #484 reports it "empirically
     integral"], in which case rounding changes nothing.
     """
-    clock = _Clock(ctx.time_limit)
+    clock = ctx.clock
     model = build_model(inst)
     sol = ctx.solve_model(model.relaxed())
     if sol.status == "infeasible":
@@ -390,75 +252,16 @@ def lp_round(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     xv = np.where(xcol >= 0, sol.x[np.maximum(xcol, 0)], -1.0)
     frac = int(np.sum((xv > 1e-6) & (xv < 1 - 1e-6)))
     s = np.array(decode(inst, model, sol.x)["strategy"], dtype=np.int64)
-    state = clock.state(inst, s)
+    state = PlanState(inst, clock=clock, s=s)
     stats = {"lp_value": sol.objective, "lp_status": sol.status, "fractional_entries": frac,
              "rounded_value": plan_cost(inst, s)[0], "rounded_peak": state.peak()}
-    fits = _fix(state, clock)
+    fits = fix_plan(state)
     stats["memory_repair_fits"] = fits
     if ctx.options.get("polish", True):
-        _polish(state, clock, rounds=ctx.options.get("rounds", 5))
+        _polish(state, rounds=ctx.options.get("rounds", 5))
     bound = sol.objective if sol.status == "optimal" else sol.bound
     return Outcome(**{**_finish(inst, state, stats, bound=bound).__dict__, "backend": sol.backend,
                       "solver_version": sol.solver_version})
-
-
-def _chains(inst: IntraOpInstance) -> list[list[int]]:
-    """Maximal induced paths through nodes of degree 2 (with their two end nodes)."""
-    st = structure(inst)
-    nb = st.neighbours
-    deg = np.array([len(x) for x in nb])
-    seen = np.zeros(inst.num_nodes, bool)
-    out = []
-    for v in np.flatnonzero(deg == 2):
-        if seen[v]:
-            continue
-        path = [int(v)]
-        seen[v] = True
-        for direction in (0, 1):
-            prev, cur = int(v), int(nb[v][direction])
-            while True:
-                if cur in path:
-                    break
-                if direction == 0:
-                    path.insert(0, cur)
-                else:
-                    path.append(cur)
-                if deg[cur] != 2 or seen[cur]:
-                    break
-                seen[cur] = True
-                a, b = nb[cur]
-                prev, cur = cur, int(b if a == prev else a)
-        if len(path) >= 3 and _induced(st, path):
-            out.append(path)
-    return out
-
-
-def _induced(st, path) -> bool:
-    pos = {x: i for i, x in enumerate(path)}
-    for i, x in enumerate(path):
-        for w in st.neighbours[x]:
-            j = pos.get(int(w))
-            if j is not None and abs(j - i) != 1:
-                return False
-    return True
-
-
-def _random_path(st, rng, length: int) -> list[int]:
-    free = st.free_nodes
-    if not free.size:
-        return []
-    v = int(free[int(rng.integers(free.size))])  # paths hold changeable nodes only (chords: see below)
-    path = [v]
-    inside = {v}
-    for _ in range(length - 1):
-        cand = [int(w) for w in st.free_neighbours[path[-1]] if int(w) not in inside
-                and not any(int(z) in inside and int(z) != path[-1] for z in st.free_neighbours[int(w)])]
-        if not cand:
-            break
-        w = cand[int(rng.integers(len(cand)))]
-        path.append(w)
-        inside.add(w)
-    return path
 
 
 def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
@@ -481,68 +284,68 @@ def local_search(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     No guarantee. Deterministic for a seed (``rng`` picks the random paths) unless a time limit
     cuts it short.
     """
-    clock = _Clock(ctx.time_limit)
+    clock = ctx.clock
     opts = ctx.options
     stats = {}
     if opts.get("init", "best") == "lagrangian":
         state, info = lagrangian_plan(inst, clock)
         stats.update(info)
         if state.overload() > state.tol:
-            state = clock.state(inst, least_memory_plan(inst))
+            state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     elif opts.get("init", "best") == "best":
         # [ours] the better of the repaired OneFlow plan and the per-node greedy (M: greedy
         # 1.26e11 against OneFlow 2.56e12; A: OneFlow feasible, greedy keeps forbidden pairs)
         el = _elimination(inst)
-        choice, _ = solve_core(el, exact_limit=0, deadline=clock.start + 0.3 * (clock.budget or math.inf))
-        a = clock.state(inst, el.extend(choice))
-        _fix(a, clock)
+        choice, _ = solve_core(el, exact_limit=0, clock=clock.sub(share=0.3))
+        a = PlanState(inst, clock=clock, s=el.extend(choice))
+        fix_plan(a)
         b, _ = greedy_plan(inst, clock)
         state = a if _badness(a) <= _badness(b) else b
         stats.update(elimination=dict(el.counts), init_choice="oneflow" if state is a else "greedy",
                      init_candidates=[_badness(a)[2], _badness(b)[2]])
         if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
-            state = clock.state(inst, least_memory_plan(inst))
+            state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     elif opts.get("init", "best") == "oneflow":
         el = _elimination(inst)
-        choice, _ = solve_core(el, exact_limit=0, deadline=clock.start + 0.4 * (clock.budget or math.inf))
-        state = clock.state(inst, el.extend(choice))
+        choice, _ = solve_core(el, exact_limit=0, clock=clock.sub(share=0.4))
+        state = PlanState(inst, clock=clock, s=el.extend(choice))
         stats["elimination"] = dict(el.counts)
-        _fix(state, clock)
+        fix_plan(state)
         if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
-            state = clock.state(inst, least_memory_plan(inst))
+            state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
             stats["init_fallback"] = "least-memory"
     else:
-        state = clock.state(inst, least_memory_plan(inst))
+        state = PlanState(inst, clock=clock, s=least_memory_plan(inst))
         if state.overload() > state.tol:
             state.repair_memory()
     stats["init_value"] = plan_cost(inst, state.s)[0]
     st = state.st
-    chains = _chains(inst) if opts.get("large_moves", True) else []
+    paths = chains(inst) if opts.get("large_moves", True) else []
     rng = ctx.rng
     history = []
     for r in range(opts.get("rounds", 20)):
         gain = state.sweep_nodes()
-        if opts.get("pair_moves", True) and not clock.out():
+        if opts.get("pair_moves", True) and not state.expired():
             gain += state.sweep_pairs()
-        if opts.get("group_moves", True) and not clock.out():
+        if opts.get("group_moves", True) and not state.expired():
             gain += state.neighbourhood_sweep()
-        if opts.get("large_moves", True) and not clock.out():
-            for path in chains:
+        if opts.get("large_moves", True) and not state.expired():
+            for path in paths:
                 gain += state.chain_move(path)
             for _ in range(opts.get("random_paths", 200)):
-                path = _random_path(st, rng, opts.get("path_length", 8))
+                path = random_path(st, rng, opts.get("path_length", 8))
                 if len(path) >= 2:
                     gain += state.chain_move(path)
             for _ in range(opts.get("regions", 50)):
-                if clock.out() or not st.free_nodes.size:
+                if clock.expired() or not st.free_nodes.size:
                     break
                 seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
                 gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
         history.append(plan_cost(inst, state.s)[0])
-        if gain <= 0 or clock.out():
+        if gain <= 0 or state.expired():
             break
-    stats.update(rounds=len(history), history=history, chains=len(chains),
-                 stopped_by_time=clock.out())
+    stats.update(rounds=len(history), history=history, chains=len(paths),
+                 stopped_by_time=clock.expired())
     return _finish(inst, state, stats)

@@ -19,10 +19,11 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
    (elimination) re-optimisation of random connected regions, all memory-feasible
    (:class:`.state.PlanState`).
 
-Time: every stage polls the context's clock; the method stops ``max(0.2 s, 1.5 %)`` before the
-limit so that the checker and the result still fit within it. Without a time limit the budget
-is the option ``budget`` (default 60 s) and the run stops earlier when the plan is proved
-optimal.
+Time: every stage polls the solve's one clock (:mod:`optsched.core.clock`; on the command line
+it runs from the command's start) through deadlines cut from it; the method stops
+``max(1 s, 1.5 %)`` of the limit early so that the checker, the result, writing it and the
+interpreter's exit still fit within it. Without a time limit the budget is the option
+``budget`` (default 60 s) and the run stops earlier when the plan is proved optimal.
 
 Bound (``stats["bound_source"]``): ``milp`` (the back-end's proven MILP bound), or
 ``lagrangian-diffusion`` (``max over tried lam`` of the reparametrization bound of the priced
@@ -37,14 +38,19 @@ import time
 
 import numpy as np
 
+from optsched.core.clock import Deadline
 from optsched.core.errors import Infeasible
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
+from .core_search import core_instance, sequential_greedy
 from .dual import Core, lagrangian_value, priced_instance
 from .elimination import eliminate
 from .instance import FORBIDDEN, IntraOpInstance, plan_cost
-from .state import PlanState, structure
+from .model import build_model, decode
+from .plan import Plan
+from .state import PlanState, chains as path_chains, fix_plan, random_path
+from .structure import least_memory_plan, structure
 
 __all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
 
@@ -126,58 +132,81 @@ def _allowed_or_raise(inst: IntraOpInstance, st) -> None:
                              f"{int(st.times[j])} is {load[j]:g} > the limit {st.limit:g}")
 
 
-def _make_feasible(state: PlanState) -> None:
-    """Memory repair, then the forbidden-pair fixes of the existing heuristics."""
-    from .algorithms import _Clock, _fix
-
-    clock = _Clock(None)
-    clock.start = time.perf_counter()
-    clock.budget = max(0.0, state.deadline - clock.start) if math.isfinite(state.deadline) else None
-    _fix(state, clock)
+def _stage(stats: dict, name: str, t0: float) -> None:
+    """Record that a stage starts (its name, and the seconds since the method's start)."""
+    stats["stages"].append(name)
+    stats.setdefault("stage_start_s", []).append(round(time.perf_counter() - t0, 3))
 
 
-def _lns_round(state: PlanState, rng, chains, opts, end: float, focus: set | None = None) -> float:
+def _polish(state: PlanState, opts) -> None:
+    """Compiled node and pair sweeps on a repaired plan, up to ``polish_sweeps`` passes or until
+    one gains nothing."""
+    for _ in range(int(opts.get("polish_sweeps", 10))):
+        if state.fast_sweep() <= 0 or state.expired():
+            break
+
+
+def _make_feasible(state: PlanState, fast: bool = True) -> None:
+    """Memory repair, then the forbidden-pair fixes (until the state's clock). With ``fast``, the
+    compiled greedy repair first; its plan is kept when it fits without adding a forbidden pair
+    (the full repair then only removes the forbidden pairs the plan had), else the full repair
+    runs from the original plan."""
+    if fast and state.overload() > state.tol:
+        snap = state.snapshot()
+        before = state.forbidden_edges().size
+        if not (state.fast_repair() and state.forbidden_edges().size <= before):
+            state.restore(snap)
+    fix_plan(state)
+
+
+def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | None = None) -> float:
     """One round of the large-neighbourhood search; returns the gain. With ``focus`` (the nodes
     changed since the last round), the node, pair and group sweeps visit only those nodes and
     their neighbours (elsewhere nothing changed, so those moves would find nothing new)."""
-    from .algorithms import _random_path
-
     st = state.st
-    if focus is None:
-        gain = state.sweep_nodes()
-        if opts.get("pair_moves", True) and time.perf_counter() < end:
-            gain += state.sweep_pairs()
-        if opts.get("group_moves", True) and time.perf_counter() < end:
-            gain += state.neighbourhood_sweep()
-    else:
+    pairs = opts.get("pair_moves", True)
+    nodes = None
+    if focus is not None:
         near = set(focus)
         for x in focus:
             near.update(int(w) for w in st.neighbours[x])
         nodes = sorted(near)
+    if opts.get("fast_moves", True):
+        # compiled node and pair sweeps until they stop gaining (milliseconds each on A)
+        gain = 0.0
+        for _ in range(10):
+            g = state.fast_sweep(nodes, pairs=pairs)
+            gain += g
+            if g <= 0 or end.expired():
+                break
+    else:
         gain = state.sweep_nodes(order=nodes)
-        if opts.get("pair_moves", True):
-            edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
-            for j, e in enumerate(edges):
-                if j % 256 == 0 and time.perf_counter() > end:
-                    break
-                x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
-                if 1 < st.k[x] * st.k[y] <= 40_000:
-                    gain += state.set_move([x, y])
-        if opts.get("group_moves", True) and time.perf_counter() < end:
-            gain += state.neighbourhood_sweep(nodes=nodes)
+        if pairs and not end.expired():
+            if nodes is None:
+                gain += state.sweep_pairs()
+            else:
+                edges = sorted({int(st.inc_edge[i]) for x in nodes for i in range(st.inc_ptr[x], st.inc_ptr[x + 1])})
+                for j, e in enumerate(edges):
+                    if j % 256 == 0 and end.expired():
+                        break
+                    x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
+                    if 1 < st.k[x] * st.k[y] <= 40_000:
+                        gain += state.set_move([x, y])
+    if opts.get("group_moves", True) and not end.expired():
+        gain += state.neighbourhood_sweep(nodes=nodes)
     if opts.get("large_moves", True):
         for i, path in enumerate(chains):
-            if i % 64 == 0 and time.perf_counter() > end:
+            if i % 64 == 0 and end.expired():
                 break
             gain += state.chain_move(path)
         for i in range(opts.get("random_paths", 200)):
-            if i % 16 == 0 and time.perf_counter() > end:
+            if i % 16 == 0 and end.expired():
                 break
-            path = _random_path(st, rng, opts.get("path_length", 8))
+            path = random_path(st, rng, opts.get("path_length", 8))
             if len(path) >= 2:
                 gain += state.chain_move(path)
         for _ in range(opts.get("regions", 50)):
-            if time.perf_counter() > end or not st.free_nodes.size:
+            if end.expired() or not st.free_nodes.size:
                 break
             seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
             gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
@@ -196,8 +225,11 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     left = ctx.remaining()
     limited = left is not None
     budget = left if limited else float(opts.get("budget", 60.0))
-    reserve = max(0.2, 0.015 * budget)
-    end = t0 + max(0.0, budget - reserve)
+    clock = ctx.clock if limited else Deadline.after(budget)
+    # the checker, the result record, writing it and the interpreter's exit follow the method
+    # (the exit alone took 0.7-1.2 s with every module imported, measured at load 10-12)
+    reserve = max(1.0, 0.015 * (ctx.time_limit if limited else budget))
+    end = Deadline(clock.at - reserve)
     st = structure(inst)
     _allowed_or_raise(inst, st)
     integral = bool(np.all(inst.cost == np.round(inst.cost)) and np.all(inst.edge_cost == np.round(inst.edge_cost)))
@@ -206,16 +238,14 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     rng = ctx.rng
 
     def out() -> bool:
-        return time.perf_counter() >= end
+        return end.expired()
 
     # 1. start: the least-memory plan, repaired
-    from .algorithms import least_memory_plan
-    state = PlanState(inst, least_memory_plan(inst))
-    state.deadline = min(end, t0 + float(opts.get("start_share", 0.1)) * budget)
+    state = PlanState(inst, least_memory_plan(inst), end.sub(float(opts.get("start_share", 0.1)) * budget))
     if plan_cost(inst, state.s)[0] >= FORBIDDEN and state.overload() <= state.tol:
         # memory-feasible node moves first: they remove most forbidden pairs in a second
         for _ in range(3):
-            if state.sweep_nodes() <= 0 or state.expired():
+            if state.fast_sweep(pairs=False) <= 0 or state.expired():
                 break
     # forbidden pairs left: the memory-lean start (least total usage without forbidden pairs).
     # Option defer_lean: only if the Lagrangian stage finds no plan (measured on A under load:
@@ -224,24 +254,23 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     defer_lean = forbidden_left and opts.get("lean_start", True) and opts.get("lagrange", True) and \
         math.isfinite(st.limit) and opts.get("defer_lean", False)
     if forbidden_left and opts.get("lean_start", True) and not defer_lean:
-        stats["stages"].append("lean-start")
-        lean = _lean_plan(inst, st, min(end, t0 + 5 * float(opts.get("start_share", 0.1)) * budget))
+        _stage(stats, "lean-start", t0)
+        lean = _lean_plan(inst, st, end.sub(5 * float(opts.get("start_share", 0.1)) * budget))
         if lean is not None and plan_cost(inst, lean.s)[0] < FORBIDDEN:
             state = lean
     if not defer_lean and (state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN):
-        _make_feasible(state)
+        _make_feasible(state, opts.get("fast_repair", True))
     best.offer(state, "least-memory", t0)
-    stats["stages"].append("start")
+    _stage(stats, "start", t0)
     stats["start_value"] = best.value if best.s is not None else None
 
     # 2. exact: the MILP when the instance is small
     milp_status = None
     if opts.get("exact", True) and inst.edge_cost.size <= opts.get("milp_max_entries", MILP_MAX_ENTRIES) and not out():
-        from .model import build_model, decode
-        stats["stages"].append("milp")
+        _stage(stats, "milp", t0)
         model = build_model(inst)
         share = float(opts.get("milp_share", 0.6))
-        sol = ctx.solve_model(model, time_limit=max(0.0, share * (end - time.perf_counter())))
+        sol = ctx.solve_model(model, time_limit=max(0.0, share * end.remaining()))
         milp_status = sol.status
         stats["milp_status"] = sol.status
         if sol.status == "infeasible":
@@ -259,27 +288,25 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     # a stage is skipped when it could not start and stop before the deadline
     setup = 5e-5 * (inst.num_nodes + inst.num_edges) + 1e-6 * inst.edge_cost.size
     if (opts.get("lagrange", True) or best.s is None) and not best.closed and not out() and (
-            best.s is None or end - time.perf_counter() > setup):
-        stats["stages"].append("lagrange")
+            best.s is None or end.remaining() > setup):
+        _stage(stats, "lagrange", t0)
         share = float(opts.get("lagrange_share", 0.7))
-        lag_end = min(end, time.perf_counter() + share * max(0.0, end - time.perf_counter()))
+        lag_end = end.sub(share=share)
         reserve_lean = 0.3 * budget if defer_lean else 0.0
-        _lagrange(inst, st, best, stats, lag_end, end, opts, t0, no_plan_end=end - reserve_lean)
+        _lagrange(inst, st, best, stats, lag_end, end, opts, t0, no_plan_end=Deadline(end.at - reserve_lean))
     if best.s is None and defer_lean and not out():
-        stats["stages"].append("lean-start")
+        _stage(stats, "lean-start", t0)
         state = _lean_plan(inst, st, end)
         if state.overload() > state.tol or plan_cost(inst, state.s)[0] >= FORBIDDEN:
-            _make_feasible(state)
+            _make_feasible(state, opts.get("fast_repair", True))
         best.offer(state, "lean", t0)
 
     # 4. lns on the best plan
     if opts.get("lns", True) and best.s is not None and not best.closed and not out() and \
-            end - time.perf_counter() > 0.3 * setup:
-        from .algorithms import _chains
-        stats["stages"].append("lns")
-        state = PlanState(inst, best.s)
-        state.deadline = end
-        chains = _chains(inst) if opts.get("large_moves", True) else []
+            end.remaining() > 0.3 * setup:
+        _stage(stats, "lns", t0)
+        state = PlanState(inst, best.s, end)
+        chains = path_chains(inst) if opts.get("large_moves", True) else []
         rounds = stale = 0
         focus = None
         while not out() and not best.closed:
@@ -300,10 +327,11 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
                        reason="no memory-feasible plan found (the least-memory plan and every repair overflow)",
                        stats=stats)
     stats.update(bound_source=best.bound_source, found_by=best.found_by, trace=best.trace[-20:],
-                 elapsed_s=round(time.perf_counter() - t0, 3))
+                 elapsed_s=round(time.perf_counter() - t0, 3), budget_s=round(budget, 3),
+                 stop_s=round(end.at - t0, 3))
     if best.closed:
         status = "optimal"
-    elif limited and time.perf_counter() >= end:
+    elif limited and end.expired():
         status = "time_limit"
     else:
         status = "feasible"
@@ -317,8 +345,8 @@ def _bound(best: _Best):
     return best.bound if math.isfinite(best.bound) else None
 
 
-def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, opts, t0: float, *,
-              no_plan_end: float | None = None) -> None:
+def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadline, opts, t0: float, *,
+              no_plan_end: Deadline | None = None) -> None:
     """Subgradient on memory prices; each step gives a bound and a repaired plan."""
     limit = st.limit
     memory = math.isfinite(limit) and len(st.times) > 0
@@ -332,17 +360,17 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
     history, times = [], []
     it = 0
     no_plan_end = end if no_plan_end is None else no_plan_end
-    while time.perf_counter() < (lag_end if best.s is not None else no_plan_end):
+    while not (lag_end if best.s is not None else no_plan_end).expired():
         tt = [time.perf_counter()]
         stop = lag_end if best.s is not None else no_plan_end
-        if it and stop - tt[0] < 1.5 * setup_s:
+        if it and stop.remaining() < 1.5 * setup_s:
             break  # the next step's uninterruptible setup would not fit
         priced = priced_instance(inst, st, price)
         if it:
             el = eliminate(priced)
             core.set_costs(el)
             setup_s = time.perf_counter() - tt[0]
-        lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, deadline=lag_end)
+        lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, clock=lag_end)
         value = lagrangian_value(lb, price, limit) if memory else lb
         best.offer_bound(value, "lagrangian-diffusion")
         tt.append(time.perf_counter())
@@ -355,36 +383,35 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
         it += 1
         over = float(loads.max()) / limit if memory and loads.size else 0.0
         repair_every = int(opts.get("repair_every", 4))
-        if opts.get("repair", True) and time.perf_counter() < end and (
+        if opts.get("repair", True) and not end.expired() and (
                 it == 1 or over <= float(opts.get("repair_within", 1.25)) or it % repair_every == 0
-                or time.perf_counter() > lag_end):
+                or lag_end.expired()):
             if over > float(opts.get("clamp_over", 2.0)) and opts.get("clamp", True):
                 # far over the limit: a fast plan first -- every node live at an overloaded time to
                 # its least-usage strategy, then the forbidden-pair fixes and node moves
-                fast = PlanState(inst, s)
-                fast.deadline = min(no_plan_end, time.perf_counter() + 0.25 * (end - time.perf_counter()))
+                fast = PlanState(inst, s, Deadline(min(no_plan_end.at, end.sub(share=0.25).at)))
                 fast.clamp_overloaded()
-                _make_feasible(fast)
+                _make_feasible(fast, opts.get("fast_repair", True))
                 if fast.overload() <= fast.tol:
-                    fast.sweep_nodes()
+                    _polish(fast, opts)
                 best.offer(fast, f"lagrange-clamp[{it}]", t0)
-            state = PlanState(inst, s) if opts.get("full_repair", True) else None
+            state = None
             # the first relaxed plan may take half the time left to repair (all of it while no
             # plan exists; A: the repaired memory-free plan is 2-4x cheaper than the memory-lean
             # start); later ones a tenth
-            now = time.perf_counter()
-            if state is not None:
-                state.deadline = (no_plan_end if best.s is None else now + 0.5 * (end - now)) if it == 1 else \
-                    min(end, max(lag_end, now + 0.1 * (end - now)))
-                _make_feasible(state)
+            if opts.get("full_repair", True):
+                fix_by = (no_plan_end if best.s is None else end.sub(share=0.5)) if it == 1 else \
+                    Deadline(min(end.at, max(lag_end.at, end.sub(share=0.1).at)))
+                state = PlanState(inst, s, fix_by)
+                _make_feasible(state, opts.get("fast_repair", True))
                 if state.overload() <= state.tol:
-                    state.sweep_nodes()
+                    _polish(state, opts)
                 best.offer(state, f"lagrange[{it}]", t0)
         tt.append(time.perf_counter())
         times.append([round(b - a, 2) for a, b in zip(tt, tt[1:])] + [round(over, 3)])
         if not memory or best.closed or it >= int(opts.get("lagrange_iterations", 200)) or step_scale < 1e-4:
             break
-        if best.s is not None and time.perf_counter() > lag_end:
+        if best.s is not None and lag_end.expired():
             break
         g = loads - limit
         if value > last_best + 1e-9 * abs(last_best if math.isfinite(last_best) else 0):
@@ -404,7 +431,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: float, end: float, op
                  lagrange_times=times[-30:])
 
 
-def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
+def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | None:
     """A plan of least total usage among those without forbidden pairs, approximately: the
     memory-free problem with node costs ``u_v(s) + eps c_v(s)`` and edge costs ``eps E`` (forbidden
     entries at the working penalty), reduced by the eliminations, the core decoded from a
@@ -420,25 +447,22 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: float) -> PlanState | None:
     ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
     lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
     el = eliminate(lean)
-    state = PlanState(inst, _core_plan(el, None, deadline))
-    state.deadline = deadline
+    state = PlanState(inst, _core_plan(el, None, deadline), deadline)
     if state.overload() > state.tol:
         state.repair_memory(allow_forbidden=False)
     if state.overload() <= state.tol:
         for _ in range(2):
-            if state.sweep_nodes() <= 0 or state.expired():
+            if state.fast_sweep(pairs=False) <= 0 or state.expired():
                 break
     return state
 
 
-def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: bool = True) -> np.ndarray:
+def _core_plan(el, core: Core | None, deadline: Deadline, rounds: int = 3, greedy: bool = True) -> np.ndarray:
     """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
     reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's
     sequential greedy, improved by joint moves of a node
     with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
     exactly through the eliminated nodes."""
-    from .algorithms import _sequential_greedy, core_instance
-
     choice = core.decode() if core is not None else el.independent_choice()
     linked = sorted({v for key in el.edges for v in key})
     if not linked:
@@ -446,11 +470,10 @@ def _core_plan(el, core: Core | None, deadline: float, rounds: int = 3, greedy: 
     sub = core_instance(el, linked)
     start = np.array([choice[v] for v in linked], dtype=np.int64)
     if greedy:
-        seq = _sequential_greedy(sub)
+        seq = sequential_greedy(sub)
         if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
             start = seq
-    state = PlanState(sub, start)
-    state.deadline = deadline
+    state = Plan(sub, start, deadline)
     for _ in range(rounds):
         gain = state.sweep_nodes(memory=False)
         if not state.expired():

@@ -10,7 +10,7 @@ from optsched.core.errors import InvalidInstanceError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
-from .algorithms import _Clock, _finish, greedy_plan
+from .algorithms import _finish, greedy_plan
 from .instance import IntraOpInstance
 from .state import PlanState
 
@@ -49,7 +49,7 @@ def uniform_plan(inst: IntraOpInstance, ctx: SolveContext, axis_sbp: str) -> Out
     if not ok:
         raise InvalidInstanceError(inst.problem, "labels", why)
     s = np.array([_wanted(inst, v, axis_sbp) for v in range(inst.num_nodes)], dtype=np.int64)
-    state = PlanState(inst, s)
+    state = PlanState(inst, s, ctx.clock)
     stats = {"uniform_peak": state.peak()}
     state.repair_memory()
     stats["nodes_changed_for_memory"] = int((state.s != s).sum())
@@ -69,6 +69,5 @@ def data_parallel(inst, ctx):
 def greedy(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """Per-node greedy (:func:`~.algorithms.greedy_plan`) with the shared fix-up of forbidden
     pairs (stats say when it ran)."""
-    clock = _Clock(ctx.time_limit)
-    state, stats = greedy_plan(inst, clock)
+    state, stats = greedy_plan(inst, ctx.clock)
     return _finish(inst, state, stats)

@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from optsched.core.clock import Deadline
+
 from .elimination import Elimination, eliminate
 from .instance import FORBIDDEN, IntraOpInstance
 
@@ -136,11 +138,10 @@ class Core:
             val += float(np.minimum.reduceat(te, self.eoff[:-1]).sum())
         return val
 
-    def diffuse(self, sweeps: int, *, damping: float = 0.5, deadline: float = math.inf, check_every: int = 5) -> float:
+    def diffuse(self, sweeps: int, *, damping: float = 0.5, clock: Deadline | None = None,
+                check_every: int = 5) -> float:
         """Damped min-sum diffusion on all nodes at once; returns the best bound seen among those
         evaluated (every ``check_every`` sweeps and after the last; ``phi`` is left at the best)."""
-        import time
-
         best = self.bound()
         best_phi = (self.phi_a.copy(), self.phi_b.copy())
         if not self.E.size:
@@ -148,7 +149,7 @@ class Core:
         dega = self.deg[self.ea][np.repeat(np.arange(len(self.keys)), self.k[self.ea])]
         degb = self.deg[self.eb][np.repeat(np.arange(len(self.keys)), self.k[self.eb])]
         for i in range(sweeps):
-            if time.perf_counter() > deadline:
+            if clock is not None and clock.expired():
                 break
             ma = np.minimum.reduceat(self.E - self.phi_b[self.colid], self.row_starts)
             mb = np.minimum.reduceat((self.E - self.phi_a[self.rowid])[self.col_perm], self.col_starts)

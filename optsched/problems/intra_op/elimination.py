@@ -87,7 +87,7 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
     >>> el.fully_reduced
     True
     """
-    from .state import working_costs
+    from .structure import working_costs
 
     k = inst.num_strategies
     off, eoff = inst.offsets, inst.edge_offsets

@@ -212,6 +212,24 @@ class IntraOpInstance(Instance):
 
     __hash__ = object.__hash__
 
+    def sha256(self) -> str:
+        """The core's instance hash (SHA-256 of the canonical JSON,
+        :func:`optsched.core.instance.canonical_json`), the same bytes built faster [ours]: each
+        array's distinct values are formatted once (``np.unique``) and spread by index, instead
+        of formatting millions of floats one by one (A: 1.9 s -> 0.6 s). Arrays the shortcut
+        cannot render byte for byte (a non-finite value, a negative zero) take the generic path;
+        tests compare both on generated and imported instances."""
+        import hashlib
+
+        cached = self.__dict__.get("_sha256")
+        if cached is None:
+            text = _canonical_text(self)
+            if text is None:
+                return super().sha256()
+            cached = hashlib.sha256(text.encode()).hexdigest()
+            object.__setattr__(self, "_sha256", cached)
+        return cached
+
     # -- derived views ----------------------------------------------------------------------
     @property
     def num_nodes(self) -> int:
@@ -293,6 +311,39 @@ def usage_profile(instance: IntraOpInstance, s: np.ndarray) -> np.ndarray:
 def peak_usage(instance: IntraOpInstance, s: np.ndarray) -> float:
     prof = usage_profile(instance, s)
     return float(prof.max()) if prof.size else 0.0
+
+
+def _array_text(arr: np.ndarray) -> str | None:
+    """``json.dumps(arr.tolist())`` without spaces, built from the distinct values; None when the
+    shortcut would not give the same bytes (a non-finite float, a negative zero)."""
+    if arr.size == 0:
+        return "[]"
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any((arr == 0) & np.signbit(arr)):
+            return None
+        fmt = float.__repr__   # what the json encoder writes for a float
+    else:
+        fmt = int.__repr__
+    values, where = np.unique(arr, return_inverse=True)
+    text = np.array([fmt(v) for v in values.tolist()], dtype=object)
+    return "[" + ",".join(text[where.ravel()].tolist()) + "]"
+
+
+def _canonical_text(inst: IntraOpInstance) -> str | None:
+    """The canonical JSON of ``inst.to_json()`` (sorted keys, no spaces), or None (see above)."""
+    parts = []
+    data = {"format_version": inst.format_version, "problem": inst.problem,
+            "usage_limit": inst.usage_limit, "labels": list(inst.labels), "name": inst.name,
+            "provenance": inst.provenance}
+    for key in sorted([*data, *_ARRAYS]):
+        if key in _ARRAYS:
+            value = _array_text(getattr(inst, key))
+            if value is None:
+                return None
+        else:
+            value = json.dumps(data[key], sort_keys=True, separators=(",", ":"), allow_nan=False)
+        parts.append(json.dumps(key) + ":" + value)
+    return "{" + ",".join(parts) + "}"
 
 
 def plan_cost(instance: IntraOpInstance, s: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:

@@ -1,0 +1,150 @@
+"""Per-instance data every heuristic of ``intra-op`` needs, computed once [ours].
+
+:func:`working_costs` (forbidden entries at one finite penalty), :class:`Structure` (incidence
+lists, neighbours, compressed time points, each node's least-usage strategy) through the cached
+:func:`structure`, and :func:`least_memory_plan`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .instance import FORBIDDEN, IntraOpInstance
+
+__all__ = ["Structure", "structure", "working_costs", "least_memory_plan", "product_size", "all_assignments"]
+
+
+def working_costs(inst: IntraOpInstance) -> tuple[np.ndarray, np.ndarray, float]:
+    """Node and edge costs with every forbidden entry replaced by one penalty P [ours].
+
+    P is the smallest power of ten above twice the most an allowed plan can cost (the sum of each
+    node's and edge's largest allowed cost), so a plan with a forbidden choice always costs more
+    than any allowed plan, while sums stay far from the 1e18 sentinels, where float64 cannot
+    hold the small costs beside them (its spacing there is 128).
+    """
+    bad_n, bad_e = inst.cost >= FORBIDDEN, inst.edge_cost >= FORBIDDEN
+    fin_n = np.where(bad_n, 0.0, inst.cost)
+    fin_e = np.where(bad_e, 0.0, inst.edge_cost)
+    upper = float(np.maximum.reduceat(fin_n, inst.offsets[:-1]).sum()) if inst.num_nodes else 0.0
+    if inst.num_edges:
+        nonempty = inst.edge_offsets[:-1] < inst.edge_offsets[1:]
+        upper += float(np.maximum.reduceat(fin_e, inst.edge_offsets[:-1][nonempty]).sum()) if nonempty.any() else 0.0
+    penalty = 10.0 ** math.ceil(math.log10(2 * upper + 1)) if upper > 0 else 1.0
+    return np.where(bad_n, penalty, inst.cost), np.where(bad_e, penalty, inst.edge_cost), penalty
+
+
+class Structure:
+    """Instance data the moves need, computed once per instance (adjacency, time ranges)."""
+
+    def __init__(self, inst: IntraOpInstance):
+        self.inst = inst
+        n = inst.num_nodes
+        self.k = inst.num_strategies
+        self.off = inst.offsets
+        u, v = inst.edge_u, inst.edge_v
+        m = len(u)
+        # incidence lists: for node x, (edge, other end, x is the edge's tail)
+        ends = np.concatenate([u, v])
+        order = np.argsort(ends, kind="stable")
+        self.inc_edge = (np.concatenate([np.arange(m), np.arange(m)])[order]).astype(np.int64)
+        self.inc_other = np.concatenate([v, u])[order]
+        self.inc_tail = np.concatenate([np.ones(m, bool), np.zeros(m, bool)])[order]
+        self.inc_ptr = np.searchsorted(ends[order], np.arange(n + 1))
+        self.neighbours = [np.unique(self.inc_other[self.inc_ptr[x]:self.inc_ptr[x + 1]]) for x in range(n)]
+        # neighbours that can change (a node with one strategy is a constant: its edges act as
+        # unary costs, so it never blocks an induced path)
+        self.free_neighbours = [nb[self.k[nb] > 1] for nb in self.neighbours]
+        self.free_nodes = np.flatnonzero(self.k > 1)
+        # compressed time points: starts of nonempty intervals
+        live = inst.end > inst.start
+        self.times = np.unique(inst.start[live])
+        self.a = np.where(live, np.searchsorted(self.times, inst.start), 0)
+        self.b = np.where(live, np.searchsorted(self.times, inst.end, side="left"), 0)
+        self.limit = math.inf if inst.usage_limit is None else float(inst.usage_limit)
+        self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
+        self.allowed = inst.cost < FORBIDDEN
+        self.node_cost, self.edge_cost, self.penalty = working_costs(inst)
+        # each node's least-usage allowed strategy (ties: least cost)
+        self.least = np.array([int(np.lexsort((inst.cost[self.off[v]:self.off[v + 1]],
+                                                inst.usage[self.off[v]:self.off[v + 1]],
+                                                ~self.allowed[self.off[v]:self.off[v + 1]]))[0])
+                               for v in range(n)], dtype=np.int64)
+        self.edge_off = inst.edge_offsets
+
+    @property
+    def kernel(self) -> "KernelArrays":
+        """The flat, typed arrays the compiled moves take (:mod:`.kernels`)."""
+        ka = self.__dict__.get("_kernel")
+        if ka is None:
+            ka = self.__dict__["_kernel"] = KernelArrays(self)
+        return ka
+
+    def edge_matrix(self, e: int) -> np.ndarray:
+        """Edge e's matrix with forbidden entries at the working penalty."""
+        a, b = self.edge_off[e], self.edge_off[e + 1]
+        return self.edge_cost[a:b].reshape(self.k[self.inst.edge_u[e]], self.k[self.inst.edge_v[e]])
+
+    def node_costs(self, x: int) -> np.ndarray:
+        return self.node_cost[self.off[x]:self.off[x + 1]]
+
+
+class KernelArrays:
+    """Contiguous int64 / float64 / bool copies of what the compiled moves read; ``graph`` is the
+    argument tuple ``(k, off, inc_ptr, inc_edge, inc_other, inc_tail, eoff, ecost)``."""
+
+    def __init__(self, st: Structure):
+        c = np.ascontiguousarray
+        inst = st.inst
+        self.k = c(st.k, np.int64)
+        self.off = c(st.off, np.int64)
+        self.node_cost = c(st.node_cost, np.float64)
+        self.usage = c(inst.usage, np.float64)
+        self.a = c(st.a, np.int64)
+        self.b = c(st.b, np.int64)
+        self.eu = c(inst.edge_u, np.int64)
+        self.ev = c(inst.edge_v, np.int64)
+        self.eoff = c(st.edge_off, np.int64)
+        self.ecost = c(st.edge_cost, np.float64)
+        self.graph = (self.k, self.off, c(st.inc_ptr, np.int64), c(st.inc_edge, np.int64),
+                      c(st.inc_other, np.int64), c(st.inc_tail, np.bool_), self.eoff, self.ecost)
+
+    def local(self, s: np.ndarray, node_cost: np.ndarray | None = None) -> np.ndarray:
+        """The flat per-strategy cost vector of plan ``s`` (:func:`.kernels.build_local`)."""
+        from .kernels import build_local
+
+        out = np.empty(self.node_cost.size)
+        build_local(s, self.k, self.off, self.node_cost if node_cost is None else node_cost, self.eu, self.ev,
+                    self.eoff, self.ecost, out)
+        return out
+
+
+_CACHE: dict[int, Structure] = {}
+
+
+def structure(inst: IntraOpInstance) -> Structure:
+    """The (cached) :class:`Structure` of an instance."""
+    key = id(inst)
+    st = _CACHE.get(key)
+    if st is None or st.inst is not inst:
+        if len(_CACHE) > 8:
+            _CACHE.clear()
+        st = _CACHE[key] = Structure(inst)
+    return st
+
+
+
+def least_memory_plan(inst: IntraOpInstance) -> np.ndarray:
+    """Per node the allowed strategy of least usage (ties: least cost)."""
+    return structure(inst).least.copy()
+
+
+def product_size(k, nodes) -> int:
+    return int(np.prod([int(k[x]) for x in nodes], dtype=np.int64))
+
+
+def all_assignments(k) -> np.ndarray:
+    """Every joint choice of nodes with strategy counts ``k`` (rows), for small products."""
+    return np.array(list(itertools.product(*[range(int(x)) for x in k])), dtype=np.int64).reshape(-1, len(k))

@@ -1,0 +1,119 @@
+"""The fast instance hash equals the core's canonical-JSON hash; the solve's one clock."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+
+import pytest
+
+import optsched
+from optsched.core.clock import Deadline, process_start, set_anchor, take_anchor
+from optsched.core.instance import Instance, canonical_json
+from optsched.problems.intra_op import IntraOpInstance, generate
+from optsched.problems.intra_op.generate import tiny_instances
+from optsched.problems.intra_op.instance import _canonical_text
+
+
+def _generic(inst) -> str:
+    return hashlib.sha256(canonical_json(inst.to_json()).encode()).hexdigest()
+
+
+def _cases():
+    yield from (tiny_instances(seed) for seed in range(3))
+    yield generate(0, preset="small")
+    yield dataclasses.replace(generate(1, preset="random"), name="ünïcode \"quoted\"", provenance="a\nb",
+                              usage_limit=None)
+    # floats whose shortest repr switches notation (1e16, 1e-05), the largest and smallest ones,
+    # repeated values (the shortcut formats each distinct value once) and the 1e18 sentinel
+    vals = [0.0, 0.1, 1e16, 1e-05, 1.5e-4, 1.7976931348623157e308, 5e-324, 1e18, 123456789.125, 0.1, 3.0]
+    yield IntraOpInstance(num_strategies=[len(vals)], cost=vals, usage=vals[::-1], start=[2], end=[7],
+                          edge_u=[], edge_v=[], edge_cost=[], usage_limit=0.30000000000000004,
+                          labels=tuple(f"s{i}" for i in range(len(vals))))
+
+
+@pytest.mark.parametrize("inst", list(_cases()), ids=lambda i: i.name or "inst")
+def test_fast_hash_is_the_canonical_json_hash(inst):
+    assert _canonical_text(inst) == canonical_json(inst.to_json())
+    assert inst.sha256() == _generic(inst)
+
+
+def test_negative_zero_takes_the_generic_path():
+    """np.unique merges -0.0 with 0.0, which JSON writes differently: the shortcut refuses."""
+    inst = IntraOpInstance(num_strategies=[2], cost=[0.0, -0.0], usage=[1, 1], start=[0], end=[1],
+                           edge_u=[], edge_v=[], edge_cost=[])
+    assert _canonical_text(inst) is None
+    assert inst.sha256() == Instance.sha256(dataclasses.replace(inst)) == _generic(inst)
+
+
+@pytest.mark.data
+def test_fast_hash_on_a_contest_instance():
+    from optsched.problems.intra_op import load_iopddl
+    from tests.conftest import require_data
+
+    inst = load_iopddl(require_data("iopddl/asplos-2025-iopddl-B.json.gz"))
+    assert inst.sha256() == _generic(inst)
+
+
+def test_deadline_sub_is_never_later():
+    d = Deadline.after(10.0)
+    assert d.sub(100.0).at == d.at
+    assert d.sub(share=0.5).at <= time.perf_counter() + 5.0
+    assert not Deadline().limited and Deadline().sub(share=0.5).remaining() == float("inf")
+    assert Deadline(time.perf_counter() - 1).expired()
+
+
+def test_process_start_is_in_the_past():
+    t = process_start()
+    assert t <= time.perf_counter()
+
+
+def test_an_anchor_counts_the_start_up_and_is_consumed():
+    """A budget anchored 3 s back leaves about limit - 3 s; the next solve starts its own budget.
+    The method keeps MIN_SHARE of the limit when the anchor ate more."""
+    from optsched.core.clock import MIN_SHARE
+
+    inst = tiny_instances(0)
+    set_anchor(time.perf_counter() - 3.0)
+    r = optsched.solve(inst, "greedy", time_limit=10.0)
+    assert take_anchor() is None  # consumed by that solve
+    assert r.status in ("feasible", "optimal", "time_limit")
+    from optsched.core.backends import SolverSettings
+    from optsched.core.registry import get_problem
+    from optsched.core.solving import SolveContext
+
+    prob = get_problem("intra-op")
+    ctx = SolveContext(prob, prob.get_method("greedy"), settings=SolverSettings(time_limit=10.0))
+    set_anchor(time.perf_counter() - 3.0)
+    ctx.start_clock()
+    assert 6.5 < ctx.clock.remaining() <= 7.0  # 10 s from 3 s ago (0.5 s: a loaded machine's delay)
+    set_anchor(time.perf_counter() - 30.0)
+    ctx.start_clock()
+    assert MIN_SHARE * 10.0 - 0.5 < ctx.clock.remaining() <= MIN_SHARE * 10.0
+    assert take_anchor() is None
+
+
+def test_the_command_line_anchors_and_a_library_caller_does_not(tmp_path):
+    """``python -m optsched.cli solve`` anchors the budget at the process's start (the method's
+    own budget is then less than the limit by the start-up); ``optsched.cli.main`` called inside
+    another program (here pytest) anchors nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from optsched.cli import main
+
+    path = tmp_path / "inst.json"
+    generate(0, preset="small").save(path)
+    out = tmp_path / "r.json"
+    assert main(["solve", "intra-op", str(path), "--time-limit", "30", "--quiet", "-o", str(out)]) == 0
+    assert take_anchor() is None
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-m", "optsched.cli", "solve", "intra-op", str(path), "--time-limit", "4",
+                    "--quiet", "-o", str(out), "--option", "exact=false"], check=True, env=env, capture_output=True)
+    stats = json.loads(out.read_text())["stats"]
+    # the method's budget (stats budget_s) is what the limit left after start-up (an interpreter
+    # and optsched's imports take well over 10 ms): below 4 s
+    assert stats["budget_s"] < 4.0 - 0.01
