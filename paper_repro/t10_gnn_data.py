@@ -1,5 +1,5 @@
 """T10: BGL's data side -- sampling-locality partition, feature cache against Belady's MIN, core
-split between preprocessing stages (spec wave2 §3; formulations [recon]/[ours]).
+split between preprocessing stages (docs/graph_partition.md; formulations [recon]/[ours]).
 
 BGL (Liu et al., NSDI'23, arXiv 2112.08541): only the abstract and third-party notes are public;
 no number of the paper is reproduced here. Parts:
@@ -158,7 +158,7 @@ def report(rows: list[dict], out) -> None:
                               "time_s": round(max(r["time_s"] for r in g), 3)})
     out.table("partition_real", table, caption="Sampling traffic (expected cross-part traversals per epoch, 2-hop "
               "fan-out (10, 5) from the non-test nodes) and edge cut on Cora and Citeseer; eps = 0.05 on both balance "
-              "rows [ours: formulation after BGL, spec wave2 §3a]",
+              "rows [ours: formulation after BGL, docs/graph_partition.md]",
               notes=[BGL_CLAIM,
                      "bgl is optsched's reconstruction (multi-level BFS blocks, LDG-like greedy assignment, FM per "
                      "level, 2 V-cycles); bgl-1level the earlier one-level one; metis-fm = METIS + FM [ours]; auto "

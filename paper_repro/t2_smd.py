@@ -290,7 +290,7 @@ EXPERIMENT = Experiment(
     title="SMD: weighted JCT of smd vs the MC-MKP optimum, lp-round and baselines",
     paper="Yu, Wu, Ji, Liu, INFOCOM 2021 (arXiv 2105.13855)",
     formulation="[ours] pooled-capacity MC-MKP over (workers, PSs) configurations with layer-wise timing "
-                "(spec smd.md)",
+                "(docs/smd.md)",
     cells=cells,
     run_cell=run_cell,
     report=report,

@@ -1,4 +1,4 @@
-"""T5: pipeline partition and device mapping on PipeDream's real profiles (spec ``repro.md``).
+"""T5: pipeline partition and device mapping on PipeDream's real profiles (``docs/repro.md``).
 
 Per profile (PipeDream's released ``graph.txt`` on its antichain chain), device graph
 (``nvlink:8``, ``two-level:2x4``) and objective (``bottleneck``, ``sync-estimate``): the value of
@@ -7,7 +7,7 @@ optsched's exact planner ``dp`` against the public planners run on the same chai
 device-order heuristic ``order-dp``, the simulated 1F1B makespan (``sync``) of each plan, the
 MILP optimum where it solves within its limit, and every planner's runtime.
 
-Formulation: [ours] (optsched's cost model, spec ``pipeline.md`` (a)); the papers' own numbers
+Formulation: [ours] (optsched's cost model, ``docs/pipeline_partition.md``); the papers' own numbers
 (Luo et al.'s "up to 157%", DAPPLE's "up to 3.23x") come from different testbeds and are not
 comparable cell by cell: the table says so.
 """

@@ -1,6 +1,6 @@
 """T7: A-SRPT -- total flow time of A-SRPT vs FIFO, SJF-oracle and Tiresias-LAS, with optimized and
 random placement, against the lower bound; placement heuristic vs exact MILP; random-forest
-prediction error (spec ``repro.md``).
+prediction error (``docs/repro.md``).
 
 Formulation [ours] after Luo, Liu, Lee & Shroff (arXiv 2501.05563; only the abstract is public,
 the paper's own numbers are not reproduced). ``srpt/a-srpt`` has fidelity reconstruction, the

@@ -1,5 +1,5 @@
 """T8: online pricing -- threshold pricing's empirical ratio against its proven finite-eps bound, and
-the worst inputs found by the adversarial search for each online method (spec ``repro.md``).
+the worst inputs found by the adversarial search for each online method (``docs/repro.md``).
 
 Formulation [ours] after Du, Huang & Wu (arXiv 2111.10285; only the abstract is public, the
 paper's own numbers are not reproduced here). Methods: ``online-knapsack/threshold`` (fidelity

@@ -1,6 +1,6 @@
 """The conformance battery every registered method passes by being registered.
 
-In the spirit of scikit-learn's ``parametrize_with_checks``: each promise of the spec README is a
+In the spirit of scikit-learn's ``parametrize_with_checks``: each promise of the contract (docs/architecture.md) is a
 **named check**, reported as its own test case, so that one failure never hides another and a
 reader sees which promise broke. :func:`problem_checks` yields the checks of a problem,
 :func:`method_checks` those of one of its methods; each check is a function of a

@@ -1,6 +1,6 @@
 """The result record every method returns, and what ``solve -o FILE`` writes.
 
-Fields (spec README, "Result record"): ``format_version, problem, method, fidelity, status,
+Fields (the result record; docs/io.md): ``format_version, problem, method, fidelity, status,
 objective, bound, gap, wall_s, backend, solver_version, settings, seed, instance_sha256,
 solution``, plus ``reason`` (why a result is infeasible or an error) and ``stats`` (what a method
 reports beyond that: iterations, trials, violations before repair, ...).

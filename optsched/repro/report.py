@@ -254,7 +254,7 @@ def _natural(key: str):
 
 _HEADER = """# optsched paper reproduction: results index
 
-Made by `optsched repro` (spec `repro.md`; layout in `paper_repro/README.md`). One section per
+Made by `optsched repro` (`docs/repro.md`; layout in `paper_repro/README.md`). One section per
 table: its artifacts, the command that made them, the instance family, seeds, versions, settings
 and wall time. A run replaces the sections of the experiments it ran and keeps the others.
 """

@@ -134,7 +134,7 @@ def _anchors(markdown: str) -> set[str]:
 
 
 def test_every_registered_guarantee_names_a_written_proof():
-    """A guarantee without its proof in the docs is not registered (spec README)."""
+    """A guarantee without its proof in the docs is not registered (docs/guarantees.md)."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ time order (ties by worker index). BSP: rounds of one step each, barrier at the 
 ``t_i + o_i``, all commits applied at the barrier. SSP(s): one step per commit, a worker whose
 commit count leads the slowest by more than ``s`` waits. Fixed: every worker commits every
 ``local_steps`` steps. ADSP: ``p_i = max(min_interval, period / C_k - o_i)``, committing at the first step that
-reaches ``p_i`` (spec section 5 [code: joapolarbear/adsp, ``cifar10/strain.py``]).
+reaches ``p_i`` ([code: joapolarbear/adsp, ``cifar10/strain.py``]).
 
 >>> from optsched.problems.commit_rate import generate
 >>> inst = generate(0, workers=4, heterogeneity=4.0)
