@@ -10,8 +10,9 @@ so they are left out here):
 * ``medium`` (8 stages, 32 microbatches, no cap; too large for ``milp``: ratios to LB only).
 
 Every method's makespan is the simulator's; OPT is ``milp`` (HiGHS, mip_rel_gap 0, a 60 s
-wall-clock safety net flagged when hit); LB is the spec's lower bound. A public schedule that
-needs more in flight than a cap allows is reported as not fitting (no makespan).
+wall-clock safety net flagged when hit); LB is the lower bound proved in
+docs/pipeline_schedule.md [ours]. A public schedule that needs more in flight than a cap allows
+is reported as not fitting (no makespan).
 
 Part ``ada``: one cell per preemption trace (``adagrouper.preemption_trace``, 4-stage example
 setting of ``adagrouper.example_setting``): mean iteration time (switch costs included) of fixed
@@ -161,11 +162,11 @@ def report(rows: list[dict], out) -> None:
     ada = [r for r in rows if r["part"] == "ada"]
     limited = [f"{r['family']}/{r['seed']}" for r in sched if r["hit_time_limit"]]
     notes = [
-        "Makespans are the exact event simulator's; LB is the spec's lower bound (proof in "
+        "Makespans are the exact event simulator's; LB is optsched's lower bound [ours] (proof in "
         "docs/pipeline_schedule.md); OPT is milp's proven optimum (mip_rel_gap 0). Ratios are over the "
         "instances where the method fits the caps (fits_cap) and, for vs_OPT, where milp proved optimality.",
         "Fidelity: gpipe [paper], 1f1b [code], kfkb-2 [reconstruction: group layout ours], list [ours], "
-        "milp [ours]. The formulation (tasks, transfer delays, caps, all-reduce tail) is the spec's [ours].",
+        "milp [ours]. The formulation (tasks, transfer delays, caps, all-reduce tail) is optsched's own [ours].",
         f"Seeds {SEED_BASE}-{SEED_BASE + len(sched) // len(FAMILIES) - 1} per family; list's tie rule was chosen "
         "on hetero-small seeds 0-9, which are not used here.",
         "hetero-small caps are K - k (what 1F1B needs): GPipe and kFkB-2 do not fit them; memory columns are "

@@ -5,19 +5,19 @@ Problem
 A planned pipeline has K stages (0-based here), each on its own device (group); M microbatches
 go through it. Stage k runs the tasks F(k, m) (``forward[k]`` seconds) and B(k, m)
 (``backward[k]`` seconds) for every microbatch m, one task at a time, in a given per-stage
-*order*. Precedences [ours, spec (b)]: F(k, m) -> F(k+1, m) and B(k+1, m) -> B(k, m), each after the
+*order*. Precedences [ours]: F(k, m) -> F(k+1, m) and B(k+1, m) -> B(k, m), each after the
 transfer delay ``transfer[k]`` of the link between stage k and k + 1, and F(K-1, m) -> B(K-1, m)
 without delay. A replicated stage all-reduces its gradients once per iteration, for
 ``allreduce[k]`` seconds, starting when its last backward ends. The iteration ends when every
 backward and every all-reduce is done: that instant is the *makespan*.
 
-Semantics [ours, consistent with the spec]
+Semantics [ours]
 -------------------------------------------
 * The iteration starts at time 0; every task starts as early as its order and its precedences
   allow (the semi-active schedule of the order). Any feasible schedule with the same order has
   every start at least as late, so the simulated makespan is the least makespan of that order.
-* Transfers are pure delays: a link carries any number of transfers at once (no contention), as
-  the spec's "precedence with transfer delays" says. An all-reduce occupies nothing but time.
+* Transfers are pure delays: a link carries any number of transfers at once (no contention): a
+  transfer is a precedence with a delay, nothing more. An all-reduce occupies nothing but time.
 * In-flight microbatches of stage k at an instant: those whose F(k, m) has started and whose
   B(k, m) has not finished. Because a stage runs its tasks one at a time, the count when F(k, m)
   starts is fixed by the order alone: (forwards up to and including it) - (backwards before it).
@@ -141,7 +141,7 @@ def named_order(schedule: str, stages: int, microbatches: int, group_size: int =
       with the backwards of the oldest unfinished group, then drains the remaining backwards.
       Peak in flight at stage k: min(M, g (K - k)) (with a smaller last group, possibly less).
     * ``1f1b`` [code: PipeDream-Flush / Megatron-LM] = ``kfkb`` with g = 1: warm-up of
-      K - 1 - k forwards (K - k with 1-based stages, as the spec writes it), then one forward and
+      K - 1 - k forwards (K - k with 1-based stages), then one forward and
       one backward alternately, then the drain. Peak in flight: min(M, K - k).
 
     >>> kind, mb = named_order("1f1b", 2, 3)

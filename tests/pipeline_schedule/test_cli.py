@@ -1,4 +1,4 @@
-"""The uniform CLI on pipeline-schedule: exit statuses 0 / 1 / 2 / 3 as the spec fixes them."""
+"""The uniform CLI on pipeline-schedule: exit statuses 0 / 1 / 2 / 3 as docs/cli.md fixes them."""
 
 from __future__ import annotations
 
