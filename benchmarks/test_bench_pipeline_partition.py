@@ -226,6 +226,6 @@ def test_pipedream_gnmt_large_16_workers():
           f"states) {full_s:.1f} s, bottleneck {full * 1e3:.3f} ms; dp optimum {exact.objective * 1e3:.3f} ms "
           f"in {exact_s:.3f} s")
     # the chain is one path of the antichain DAG, so PipeDream's recurrence over it cannot do
-    # better than over the whole DAG; the spec asks that it reproduce PipeDream's value (1e-9
+    # better than over the whole DAG; on this profile it must reproduce PipeDream's value (1e-9
     # relative: the same sums in another order)
     assert predicted == pytest.approx(full, rel=1e-9)

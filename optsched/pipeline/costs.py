@@ -15,7 +15,8 @@ A plan cuts the chain into K stages; stage k covers positions ``[start_k, end_k)
 * stash per device = stash bytes of the stage per microbatch / replicas_k (each replica keeps
   its share of a microbatch) [ours]
 
-Objectives: :func:`bottleneck` and :func:`sync_estimate` exactly as in the spec.
+Objectives: :func:`bottleneck` and :func:`sync_estimate`, exactly as stated in
+``docs/pipeline_partition.md`` [ours].
 
 >>> st = StageTimes(forward=(1.0, 1.0), backward=(2.0, 2.0), transfer=(0.5,), allreduce=(0.0, 0.0),
 ...                 replicas=(1, 1), stash_bytes=(0.0, 0.0), parameter_bytes=(0.0, 0.0),
@@ -131,8 +132,8 @@ def sync_estimate(st: StageTimes, microbatches: int) -> float:
 
 
 def inflight(num_stages: int, microbatches: int, schedule: str = "1f1b", group_size: int = 1) -> list[int]:
-    """Microbatches in flight at each stage (0-based k): GPipe M; 1F1B K - k; kFkB
-    group_size (K - k); each capped at M [spec; the cap is ours]."""
+    """Microbatches in flight at each stage (0-based k): GPipe M [paper]; 1F1B K - k [code];
+    kFkB group_size (K - k) [ours]; each capped at M [ours]."""
     if schedule == "gpipe":
         return [microbatches] * num_stages
     per = 1 if schedule == "1f1b" else group_size

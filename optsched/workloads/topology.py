@@ -23,9 +23,10 @@ Published machines (sources in :data:`SOURCES`; per direction, 1 GB/s = 1e9 byte
 * ``pcie:SxWxG[:PIX:PHB:SYS]``: S CPU sockets, W PCIe switches per socket, G GPUs per switch;
   a pair under one switch talks at PIX, under one socket at min(PIX, PHB), across sockets at
   min(PIX, PHB, SYS) (the narrowest link of its tree path, no contention [ours]); defaults 15.75 =
-  PCIe 3.0 x16 [spec: PCI-SIG], 15.75 (the switch's x16 uplink), 19.2 = QPI 9.6 GT/s [paper: Intel
-  Xeon E5 v4 datasheet], so with the published link rates a PCIe tree is uniform at 15.75 GB/s:
-  its levels differ only with measured (contended) figures given as PIX:PHB:SYS;
+  PCIe 3.0 x16 [paper: PCI-SIG PCIe 3.0 specification], 15.75 (the switch's x16 uplink),
+  19.2 = QPI 9.6 GT/s [paper: Intel Xeon E5 v4 datasheet], so with the published link rates a
+  PCIe tree is uniform at 15.75 GB/s: its levels differ only with measured (contended) figures
+  given as PIX:PHB:SYS;
 * ``dgx1xS[:IB]``, ``dgx2xS[:IB]``, ``pcie-SxWxGxH[:IB]``: H (or S) such servers, every pair
   of GPUs in different servers at IB (default 12.5 GB/s = one 100 Gb/s EDR InfiniBand port per
   GPU pair [paper: DGX-1 has four, DGX-2 eight such ports]; cross-server links are [ours] as one

@@ -24,7 +24,7 @@ def test_sync_objective_uses_the_simulator():
 
 
 def test_identical_stages_sync_estimate_equals_1f1b_makespan():
-    # the spec's sanity identity: identical stages without transfers or all-reduce give
+    # a sanity identity: identical stages without transfers or all-reduce give
     # (M + K - 1)(F + B) for both the estimate and the simulator
     from optsched.simulation import pipeline as sim
     st = costs.StageTimes(forward=(1.0,) * 3, backward=(2.0,) * 3, transfer=(0.0, 0.0), allreduce=(0.0,) * 3,
