@@ -38,8 +38,8 @@ from optsched.core.registry import CheckReport
 __all__ = ["IntraOpInstance", "check", "plan_cost", "peak_usage", "usage_profile", "FORBIDDEN",
            "OBJECTIVE", "SOLUTION_SCHEMA", "solution_vector"]
 
-#: costs at or above this are forbidden choices [ours; the contest's sentinel is 1e18, the spec's
-#: tip fixes columns of cost >= 1e15 to 0]
+#: costs at or above this are forbidden choices [ours; the contest's sentinel is 1e18; the
+#: model creates no column of cost >= 1e15]
 FORBIDDEN = 1e15
 
 #: relative slack of the memory check: float rounding of summed usages only (see ``check``)

@@ -17,11 +17,11 @@ pair (s, t)). Rows:
   [ours: both reductions]; only usage above a node's least usage enters the rows, the least
   usages are constants.
 
-Columns whose cost is forbidden (>= 1e15) are not created (the spec's tip: "fix to 0 any column
-whose cost is >= 1e15"; HiGHS finds no incumbent on B within 240 s without it [measured in the
-spec]), nor strategies whose usage alone exceeds the limit on a live node. When every cost is an
-integer, the objective moves in steps of 1 over integer points (x integral => y integral), so
-the model declares ``objective_granularity = 1`` and ``optimal`` is exact.
+Columns whose cost is forbidden (>= 1e15) are not created (fixing such a column to 0 is
+exact, since the choice is forbidden) [ours], nor strategies whose usage alone exceeds the
+limit on a live node. When every cost is an integer, the objective moves in steps of 1 over
+integer points (x integral => y integral), so the model declares ``objective_granularity = 1``
+and ``optimal`` is exact.
 """
 
 from __future__ import annotations
