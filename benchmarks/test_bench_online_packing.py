@@ -2,7 +2,7 @@
 of the learned pricing game.
 
 Minimax LP: K = 2000 and K = 10000 geometric values, U/L = 64. Reference measured in the same run:
-the dense-row formulation of the spec (K^2 / 2 nonzeros) at K = 500, solved by SciPy's HiGHS --
+the dense prefix-row formulation (K^2 / 2 nonzeros) at K = 500, solved by SciPy's HiGHS --
 the ratio says what the cumulative-welfare variables buy. Reported, not asserted.
 
 Training: 10 iterations of the bundled one-resource configuration; reference = the same number of

@@ -32,7 +32,7 @@ def test_fine_grid_within_one_percent_and_from_below(ratio):
 
 
 def test_sparse_model_matches_dense_prefix_rows():
-    # the dense form (K^2/2 nonzeros, as measured in the spec) solved independently by scipy
+    # the dense prefix-row form (K^2/2 nonzeros) solved independently by scipy
     lower, upper, k = 1.0, 10.0, 60
     v = value_grid(lower, upper, k)
     a_ub = np.zeros((1 + k, k + 1))

@@ -91,7 +91,7 @@ def test_threshold_price_shape():
     assert threshold_price(0.999 / c, lower, upper) == lower
     assert math.isclose(threshold_price(1 / c, lower, upper), lower)  # continuous at 1/c
     assert math.isclose(threshold_price(1.0, lower, upper), upper)
-    # the spec's form (U e / L)^z (L / e) above 1/c
+    # the classical form (U e / L)^z (L / e) above 1/c (Zhou, Chakrabarty & Lukose)
     z = 0.7
     assert math.isclose(threshold_price(z, lower, upper), (upper * math.e / lower) ** z * lower / math.e)
 

@@ -37,8 +37,9 @@ def competitive_constant(lower: float, upper: float) -> float:
 def threshold_price(utilization: float, lower: float, upper: float) -> float:
     """``psi(z) = max(L, (L / e) * exp(c z))`` with ``c = 1 + ln(U / L)``.
 
-    Equal to the spec's form: ``L`` for ``z <= 1 / c``, else ``(U e / L)^z (L / e)``
-    (``ln(U e / L) = c``); ``psi(1 / c) = L`` and ``psi(1) = U``.
+    Equal to the classical threshold price of Zhou, Chakrabarty & Lukose (WINE 2008): ``L`` for
+    ``z <= 1 / c``, else ``(U e / L)^z (L / e)`` (``ln(U e / L) = c``);
+    ``psi(1 / c) = L`` and ``psi(1) = U``.
 
     >>> threshold_price(0.0, 1.0, 16.0), round(threshold_price(1.0, 1.0, 16.0), 12)
     (1.0, 16.0)

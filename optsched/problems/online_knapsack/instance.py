@@ -31,7 +31,7 @@ OBJECTIVE = ("maximize sum_t values[t] * demands[t] * x[t]  s.t.  sum_t demands[
              "x binary (welfare of the served requests)")
 SOLUTION_SCHEMA = '{"accepted": [request index, ...]}  (0-based, distinct)'
 
-#: capacity of the single resource (the spec normalizes it to 1)
+#: capacity of the single resource (normalized to 1: demands are fractions of it)
 CAPACITY = 1.0
 #: absolute slack on the capacity row: sums of at most ~1e5 floats in (0, 1] differ by far less
 #: than 1e-9 between summation orders, so this admits only rounding, not a real overload
