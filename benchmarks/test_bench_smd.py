@@ -8,7 +8,7 @@
    the milp's value); smd's certified bound, gap and branch-and-bound nodes are recorded; no
    wall-time assertion.
 2. Costing every configuration: the vectorized enumeration against a plain loop that evaluates the
-   spec's recursion per configuration, on the same 10 jobs x 2,000 configurations; the ratio is
+   timing recursion of docs/smd.md per configuration, on the same 10 jobs x 2,000 configurations; the ratio is
    recorded, and both must give the same costs.
 """
 
@@ -69,7 +69,7 @@ def test_bench_large_smd_vs_milp(benchmark):
 
 
 def _loop_costs(instance) -> np.ndarray:
-    """Every configuration's cost by the spec's recursion, one configuration at a time."""
+    """Every configuration's cost by the timing model's recursion, one configuration at a time."""
     out = []
     for job in instance.jobs:
         for w in range(1, job.max_workers + 1):

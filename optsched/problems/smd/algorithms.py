@@ -104,7 +104,7 @@ def lp_round(instance: SmdInstance, ctx: SolveContext) -> Outcome:
 def brute(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """Exact by enumerating every combination of unpruned configurations (for tests).
 
-    Independent of the other methods: iteration times come from the spec's recursion
+    Independent of the other methods: iteration times come from the timing model's recursion
     (:func:`~optsched.workloads.layer_timing.iteration_time_recursive`), no pruning, no solver.
     Applicable when the number of combinations is at most ``BRUTE_MAX_COMBINATIONS``.
     """

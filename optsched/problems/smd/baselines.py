@@ -1,4 +1,4 @@
-"""Baselines for the SMD problem [ours, after the systems the spec names]; no guarantees.
+"""Baselines for the SMD problem [ours, after Optimus and DRF]; no guarantees.
 
 All three first place the non-deferrable jobs at (1, 1) (they fit: :func:`require_feasible`),
 then admit the other jobs at (1, 1) in FIFO order (job index) while they fit, deferring the rest.

@@ -224,7 +224,7 @@ def _int_list(value, n: int) -> bool:
 def check(instance: SmdInstance, solution) -> CheckReport:
     """Verify a solution from the instance alone and compute the objective (with the ceiling).
 
-    ``tau`` is evaluated with the recursion as written in the spec
+    ``tau`` is evaluated with the recursion as written in ``docs/smd.md``
     (:func:`~optsched.workloads.layer_timing.iteration_time_recursive`), independently of the
     envelope the methods use.
     """
