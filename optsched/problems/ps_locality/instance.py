@@ -267,7 +267,8 @@ def completion_slots(instance: PsLocalityInstance, progress: np.ndarray) -> np.n
 
 
 def check(instance: PsLocalityInstance, solution) -> CheckReport:
-    """Verify every constraint of the spec from the instance and solution alone; derive C_i.
+    """Verify every constraint of the formulation (``docs/ps_locality.md``) from the instance and
+    solution alone; derive C_i.
 
     Vectorized over the solution's entries: O(E log E + n T + H R T) for E entries.
     """

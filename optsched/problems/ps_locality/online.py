@@ -7,8 +7,8 @@ and a window of ``window`` slots (jobs may also complete
 after the window through an ``overflow`` column charged (window end - a_i + 1) plus the job's
 residual solo time), rounds it once (the sampling of ``rr``, step 2) and repairs it slot by slot
 (``rr``, step 3; jobs left out of the LP only get the room left, by arrival); it commits the
-allocations of the current slot only. [ours] reading of the
-spec's online variant; fidelity ``reconstruction``.
+allocations of the current slot only. [ours] reconstruction of the
+paper's online scheduler (only its abstract is public); fidelity ``reconstruction``.
 
 Mapping onto :mod:`optsched.simulation.cluster` (whose servers hold GPUs only): one simulator server
 per machine with ``capacity[h, gpu]`` GPUs; simulator time is measured in slots, shifted by one

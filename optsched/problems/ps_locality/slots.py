@@ -176,7 +176,7 @@ class SlotSchedule:
 
 
 def fifo_locality(instance: PsLocalityInstance) -> SlotSchedule:
-    """FIFO with locality (baseline, [ours] reading of the spec): in each slot, jobs in arrival
+    """FIFO with locality (baseline [ours]): in each slot, jobs in arrival
     order (ties by index) are co-located with the workers they need (at most max_workers) on the
     first machine where all of them fit; otherwise spread with as many as fit; otherwise wait.
     Re-decided every slot (the model has no migration cost). O(T n (H R W + W H))."""
@@ -200,7 +200,7 @@ def fifo_locality(instance: PsLocalityInstance) -> SlotSchedule:
 
 
 def drf(instance: PsLocalityInstance) -> SlotSchedule:
-    """DRF-style fair share with spread placement (baseline, [ours] reading of the spec): in each
+    """DRF-style fair share with spread placement (baseline [ours]): in each
     slot, repeatedly give one more spread worker (and a PS when needed) to the active job with the
     smallest dominant share of the cluster's total capacity that can still grow, until no job can.
     O(T w n (R + H)) for w workers placed per slot."""
