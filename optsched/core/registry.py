@@ -306,7 +306,7 @@ class Problem:
     sense: Literal["min", "max"]
     instance_type: type
     check: Callable[[Any, Any], CheckReport]
-    objective: str  # the authoritative one-line objective, as in the spec
+    objective: str  # the authoritative one-line objective, as on the docs page `spec` cites
     solution_schema: str
     spec: str
     generate: Callable[..., Any] | None = None

@@ -2,7 +2,7 @@
 seed orders, generated power-law graphs and BFS balls.
 
 * :func:`sampling_edge_weights` -- the expected number of traversals of every edge by k-hop
-  fan-out sampling from the training seeds [ours; the spec's reconstruction of BGL].
+  fan-out sampling from the training seeds [ours; a reconstruction of BGL's sampling traffic].
 * :func:`sample_neighbourhoods` -- real (seeded) k-hop fan-out sampling of mini-batches: the node
   ids whose features a mini-batch reads.
 * :func:`bfs_order` -- the proximity-aware seed order (BFS over the graph, restricted to seeds).
@@ -15,7 +15,7 @@ Sampling model (fan-out ``f_h`` at hop ``h``): a node reached at hop ``h - 1`` d
 probability ``p_u = min(1, f_h / deg(u))``. Every visit samples independently (no de-duplication
 of a frontier), so by linearity of expectation the expected visits ``r_h = A_h^T r_{h-1}`` with
 ``r_0`` = the seed indicator, and edge ``{u, v}`` is traversed ``sum_h r_{h-1}(u) p_u +
-r_{h-1}(v) p_v`` times in expectation, per epoch. For one hop this is the spec's
+r_{h-1}(v) p_v`` times in expectation, per epoch. For one hop this reduces to
 ``w = sum_{seed u} min(1, f / deg u)``.
 
 >>> from optsched.graphs import Graph

@@ -1,5 +1,5 @@
-"""``rar-makespan``: offline makespan of ring-all-reduce jobs under contention (spec
-``ring_allreduce.md``; MobiHoc'22, read in full).
+"""``rar-makespan``: offline makespan of ring-all-reduce jobs under contention
+(``docs/ring_allreduce.md``; MobiHoc'22, read in full).
 
 Methods: ``sjf-bco`` [paper] with Theorem 5's bound, baselines ``ff``, ``ls``, ``random`` [paper],
 ``milp`` (contention-free time-indexed MILP: a lower bound on OPT, kind ``bound``) and ``brute``

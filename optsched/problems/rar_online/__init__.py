@@ -1,5 +1,5 @@
-"""``rar-online``: online scheduling of elastic ring-all-reduce jobs with utilities (spec
-``ring_allreduce.md``; GADGET, INFOCOM'22: only its abstract is public, so ``gadget`` is a
+"""``rar-online``: online scheduling of elastic ring-all-reduce jobs with utilities
+(``docs/ring_allreduce.md``; GADGET, INFOCOM'22: only its abstract is public, so ``gadget`` is a
 reconstruction). Methods: ``gadget`` (posted prices, DP best response, greedy ring embedding;
 empirical, no registered guarantee), ``fifo`` and ``tiresias-las`` (baselines on the shared
 simulator), ``milp`` (offline optimum, small instances) and ``lp`` (its relaxation, an upper bound).
