@@ -5,7 +5,8 @@ pair (s, t)). Rows:
 
 * ``sum_s x[v,s] = 1`` for every node;
 * equality marginals ``sum_t y[e,s,t] = x[u,s]`` and ``sum_s y[e,s,t] = x[v,t]`` for every edge
-  and strategy (tighter than Alpa's ``y <= x`` and ``sum y = 1`` [reconstruction]);
+  and strategy (Alpa's ``<=`` rows with ``sum y = 1`` [code: alpa ``auto_sharding.py``], which
+  ``sum_s x = 1`` forces to equality; tighter than the elementwise ``y <= x``, ``sum y = 1``);
   at integral x they force ``y[e] = x[u] x[v]^T``, so y is integral without being declared so;
 * memory at every interval start t_j where the live set is maximal (a start followed by an end
   before the next start: usage is piecewise constant, rises only at starts, and a point whose
