@@ -24,7 +24,7 @@ OBJECTIVES = ("bottleneck", "sync-estimate")
 PLANNERS = ("dp", "order-dp", "pipedream", "dapple", "time-balanced", "param-balanced", "uniform")
 MICROBATCHES = 8
 #: the MILP runs on the short chains (gnmt: 34 positions, vgg16: 40); QUICK: gnmt's bottleneck
-#: cells only. Its wall-clock limit is the safety net of repro.md: a cell that hits it says so.
+#: cells only. Its wall-clock limit is the safety net of docs/repro.md: a cell that hits it says so.
 MILP_PROFILES = {True: ("gnmt",), False: ("gnmt", "vgg16")}
 MILP_TIME_LIMIT_S = {True: 30.0, False: 120.0}
 
