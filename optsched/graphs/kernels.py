@@ -37,20 +37,10 @@ import heapq
 import numpy as np
 import scipy.sparse as sp
 
+from optsched.core.jit import HAVE_NUMBA, njit
+
 from .partition import LOAD_TOL
 from .record import Graph
-
-try:  # pragma: no cover - exercised by whichever environment runs the tests
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
 
 __all__ = ["csr_arrays", "cut_csr", "fm_refine_csr", "rebalance_csr", "stream_assign", "connectivity_csr",
            "HAVE_NUMBA"]

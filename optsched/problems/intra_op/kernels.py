@@ -23,17 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # pragma: no cover - exercised by whichever environment runs the tests
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from optsched.core.jit import HAVE_NUMBA, njit
 
 __all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "HAVE_NUMBA"]
 
