@@ -9,6 +9,7 @@ from .algorithms import BRUTE_MAX_PLANS, brute_plan_count
 from .model import MILP_MAX_COLUMNS, column_count, milp_bound
 from .problem import PROBLEM
 
+
 def _theorem5_applies(inst) -> tuple[bool, str]:
     # at n_g = 1 the statement would make SJF-BCO exact for single-GPU jobs (P||Cmax, NP-hard), and
     # it is false there: docs/ring_allreduce.md#theorem-5 gives a 4-job counterexample
