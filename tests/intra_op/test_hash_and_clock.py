@@ -56,17 +56,46 @@ def test_fast_hash_on_a_contest_instance():
     assert inst.sha256() == _generic(inst)
 
 
-def test_deadline_sub_is_never_later():
+class _FakeClock:
+    """A perf_counter that moves only when told: the deadline arithmetic is checked exactly,
+    with no dependence on how fast the machine runs the test."""
+
+    def __init__(self, now: float = 1000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_deadline_sub_is_never_later(monkeypatch):
+    from optsched.core import clock as clock_module
+
+    fake = _FakeClock()
+    monkeypatch.setattr(clock_module.time, "perf_counter", fake)
     d = Deadline.after(10.0)
-    assert d.sub(100.0).at == d.at
-    assert d.sub(share=0.5).at <= time.perf_counter() + 5.0
+    assert d.at == 1010.0
+    assert d.sub(100.0).at == d.at                       # never later than the parent
+    assert d.sub(3.0).at == 1003.0
+    assert d.sub(share=0.5).at == 1005.0                 # half of the 10 s left
+    fake.now = 1008.0
+    assert d.sub(share=0.5).at == 1009.0 and d.remaining() == 2.0 and not d.expired()
+    fake.now = 1010.0
+    assert d.expired()
     assert not Deadline().limited and Deadline().sub(share=0.5).remaining() == float("inf")
-    assert Deadline(time.perf_counter() - 1).expired()
 
 
-def test_process_start_is_in_the_past():
+def test_process_start_is_read_from_the_process_age(monkeypatch):
+    """The anchor is now minus the process's age, from /proc/self/stat (Linux)."""
+    import os
+
+    from optsched.core import clock as clock_module
+
+    if not os.path.exists("/proc/self/stat"):
+        pytest.skip("no /proc/self/stat on this system: process_start() is now")
+    monkeypatch.setattr(clock_module.time, "perf_counter", _FakeClock(5000.0))
     t = process_start()
-    assert t <= time.perf_counter()
+    # this interpreter is older than 0 s and younger than an hour, so the anchor lies in that window
+    assert 5000.0 - 3600.0 < t <= 5000.0
 
 
 def test_an_anchor_counts_the_start_up_and_is_consumed():
@@ -83,14 +112,22 @@ def test_an_anchor_counts_the_start_up_and_is_consumed():
     from optsched.core.registry import get_problem
     from optsched.core.solving import SolveContext
 
-    prob = get_problem("intra-op")
-    ctx = SolveContext(prob, prob.get_method("greedy"), settings=SolverSettings(time_limit=10.0))
-    set_anchor(time.perf_counter() - 3.0)
-    ctx.start_clock()
-    assert 6.5 < ctx.clock.remaining() <= 7.0  # 10 s from 3 s ago (0.5 s: a loaded machine's delay)
-    set_anchor(time.perf_counter() - 30.0)
-    ctx.start_clock()
-    assert MIN_SHARE * 10.0 - 0.5 < ctx.clock.remaining() <= MIN_SHARE * 10.0
+    from optsched.core import clock as clock_module
+    from optsched.core import solving as solving_module
+
+    # the budget arithmetic, exactly: one fake perf_counter for the context and its Deadline
+    fake = _FakeClock(1000.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(clock_module.time, "perf_counter", fake)
+        mp.setattr(solving_module.time, "perf_counter", fake)
+        prob = get_problem("intra-op")
+        ctx = SolveContext(prob, prob.get_method("greedy"), settings=SolverSettings(time_limit=10.0))
+        set_anchor(997.0)
+        ctx.start_clock()
+        assert ctx.clock.remaining() == 7.0  # 10 s counted from the anchor 3 s back
+        set_anchor(970.0)
+        ctx.start_clock()
+        assert ctx.clock.remaining() == MIN_SHARE * 10.0  # the anchor ate it all: MIN_SHARE is kept
     assert take_anchor() is None
 
 
