@@ -1,4 +1,5 @@
-"""Adversarial worst-case search for online methods (``docs/online.md``) [ours].
+"""Adversarial worst-case search for online methods [ours]; documented in this project's
+``docs/online.md`` ("Adversarial worst-case search").
 
 Problem
 -------
