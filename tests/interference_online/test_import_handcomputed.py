@@ -18,18 +18,9 @@ import pytest
 from optsched.problems.interference_online.generate import load_gavel_online
 
 from tests.conftest import require_data
+from tests.gavel_files import A, B, write_gavel_files
+from tests.gavel_files import gavel_key as _key
 
-A, B = "A (batch size 8)", "B (batch size 8)"
-
-
-def _key(name, scale=1):
-    return str((name, scale))
-
-
-THROUGHPUTS = {"v100": {
-    _key(A): {"null": 10.0, _key(A): [8.0, 8.0], _key(B): [5.0, 4.0]},
-    _key(B): {"null": 4.0, _key(A): [2.0, 6.0], _key(B): [0.0, 0.0]},
-    _key(A, 2): {"null": 16.0}}}
 
 TRACE = (f"{B}\tcmd\t-n\t1\t400\t30.0\t4\n"
          f"{A}\tcmd\t-n\t1\t1000\t5.0\t2\n"
@@ -37,11 +28,7 @@ TRACE = (f"{B}\tcmd\t-n\t1\t400\t30.0\t4\n"
 
 
 def _files(tmp_path):
-    tp = tmp_path / "throughputs.json"
-    tp.write_text(json.dumps(THROUGHPUTS))
-    trace = tmp_path / "t.trace"
-    trace.write_text(TRACE)
-    return trace, tp
+    return write_gavel_files(tmp_path, TRACE)
 
 
 def test_stream_step_times_and_interference(tmp_path):

@@ -16,18 +16,9 @@ import pytest
 from optsched.problems.interference_placement.generate import load_gavel_snapshot
 
 from tests.conftest import require_data
+from tests.gavel_files import A, B, write_gavel_files
+from tests.gavel_files import gavel_key as _key
 
-A, B = "A (batch size 8)", "B (batch size 8)"
-
-
-def _key(name, scale=1):
-    return str((name, scale))
-
-
-THROUGHPUTS = {"v100": {
-    _key(A): {"null": 10.0, _key(A): [8.0, 8.0], _key(B): [5.0, 4.0]},
-    _key(B): {"null": 4.0, _key(A): [2.0, 6.0], _key(B): [0.0, 0.0]},
-    _key(A, 2): {"null": 16.0}}}
 
 TRACE = (f"{B}\tcmd\t-n\t1\t400\t30.0\t4\n"
          f"{A}\tcmd\t-n\t1\t1000\t5.0\t2\n"
@@ -36,10 +27,7 @@ TRACE = (f"{B}\tcmd\t-n\t1\t400\t30.0\t4\n"
 
 
 def test_windows_weights_and_cluster(tmp_path):
-    tp = tmp_path / "throughputs.json"
-    tp.write_text(json.dumps(THROUGHPUTS))
-    trace = tmp_path / "t.trace"
-    trace.write_text(TRACE)
+    trace, tp = write_gavel_files(tmp_path, TRACE)
     first = load_gavel_snapshot(trace, 0, jobs=2, throughputs=tp)
     assert first.job_types == (A, B)
     assert [(j.type, j.gpus) for j in first.jobs] == [(1, 4), (0, 2)]      # file order, not arrival
