@@ -15,6 +15,7 @@ import pytest
 from optsched.problems.feature_cache.generate import import_planetoid_cache
 
 from tests.conftest import require_data
+from tests.planetoid_files import read_adjacency
 
 
 def test_reads_are_the_two_hop_neighbourhood_of_the_training_nodes(tmp_path):
@@ -36,22 +37,10 @@ def test_reads_are_the_two_hop_neighbourhood_of_the_training_nodes(tmp_path):
     assert list(inst.priority) == degree
 
 
-class _AdjacencyOnly(pickle.Unpickler):
-    def find_class(self, module, name):
-        if (module, name) == ("collections", "defaultdict"):
-            import collections
-
-            return collections.defaultdict
-        if (module, name) in (("__builtin__", "list"), ("builtins", "list")):
-            return list
-        raise pickle.UnpicklingError(f"{module}.{name}")
-
-
 @pytest.mark.data
 def test_real_citeseer_against_the_pickle_read_directly():
     path = require_data("graphs/planetoid/ind.citeseer.graph")
-    with open(path, "rb") as fh:
-        adj = _AdjacencyOnly(fh, encoding="latin1").load()
+    adj = read_adjacency(path)
     test = {int(x) for x in path.with_name("ind.citeseer.test.index").read_text().split()}
     n = 1 + max(max(adj), max(v for nb in adj.values() for v in nb), max(test))
     inst = import_planetoid_cache(path)

@@ -17,6 +17,7 @@ import pytest
 from optsched.problems.graph_partition.generate import import_edge_list, import_planetoid
 
 from tests.conftest import require_data
+from tests.planetoid_files import read_adjacency
 
 
 def _edges(inst):
@@ -88,22 +89,10 @@ def test_planetoid_ids_test_index_and_training_nodes(tmp_path):
     assert inst.eps_train == pytest.approx(0.6, rel=1e-12) and inst.eps_nodes == pytest.approx(1 / 7, rel=1e-12)
 
 
-class _AdjacencyOnly(pickle.Unpickler):
-    def find_class(self, module, name):
-        if (module, name) == ("collections", "defaultdict"):
-            import collections
-
-            return collections.defaultdict
-        if (module, name) in (("__builtin__", "list"), ("builtins", "list")):
-            return list
-        raise pickle.UnpicklingError(f"{module}.{name}")
-
-
 @pytest.mark.data
 def test_real_cora_against_the_pickle_read_directly():
     path = require_data("graphs/planetoid/ind.cora.graph")
-    with open(path, "rb") as fh:
-        adj = _AdjacencyOnly(fh, encoding="latin1").load()
+    adj = read_adjacency(path)
     test = {int(x) for x in path.with_name("ind.cora.test.index").read_text().split()}
     n = 1 + max(max(adj), max(v for nb in adj.values() for v in nb), max(test))
     pairs = {(min(u, v), max(u, v)) for u, nb in adj.items() for v in nb if u != v}
