@@ -29,12 +29,31 @@ def test_preset_instance_has_the_stored_hash(key):
     assert key in STORED["hashes"], f"{key} has no stored hash: python -m optsched.instances_build --hashes"
     problem, preset = key.split("/")
     if key in STORED["needs_data"]:
-        from optsched.core.data import data_dir
+        from optsched.core.data import DataUnavailable, data_dir
 
         if data_dir() is None:
             pytest.skip(f"data: {key} reads a real data set and OPTSCHED_DATA_DIR is not set")
-    assert preset_hash(problem, preset) == STORED["hashes"][key], \
+        try:  # a data folder that lacks this preset's file (e.g. only some sets fetched): skip too
+            digest = preset_hash(problem, preset)
+        except Exception as exc:
+            if not _caused_by(exc, DataUnavailable):
+                raise
+            pytest.skip(f"data: {key} reads a real data set that is not in {data_dir()}")
+    else:
+        digest = preset_hash(problem, preset)
+    assert digest == STORED["hashes"][key], \
         f"{key}: the generator no longer gives the stored instance (deliberate? python -m optsched.instances_build --hashes)"
+
+
+def _caused_by(exc: BaseException, kind: type) -> bool:
+    """Whether ``exc`` or an exception it was raised from or during is a ``kind``."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def test_no_stale_hashes():
