@@ -1,9 +1,9 @@
 """Sphinx configuration of the optsched documentation site (``make docs``).
 
-The Markdown pages of ``docs/`` are read through MyST; the gallery, one page per problem and the
-method tables are generated at build time from the registry by ``_ext/optsched_site.py`` (the
-figures are drawn then, from the example each problem's folder declares); the API reference
-comes from the docstrings (autodoc).
+The Markdown pages of ``docs/`` are read through MyST; the gallery, one page per problem (its
+folder's ``README.md`` with the registry's record) and the method tables are generated at build time
+by ``_ext/optsched_site.py`` (the figures are drawn then, from the example each problem's folder
+declares); the API reference comes from the docstrings (autodoc).
 """
 
 from __future__ import annotations

@@ -38,16 +38,52 @@ def _anchors(text: str) -> set[str]:
     return ids
 
 
-def test_every_problem_spec_cites_a_page_of_the_project_docs():
-    """``Problem.spec`` (shown by ``optsched info``, linked from the site's problem page) names a
-    page the repository ships, ``docs/<page>.md`` with an anchor that exists, never a file outside it."""
+def test_every_problem_spec_cites_its_folders_readme():
+    """``Problem.spec`` (shown by ``optsched info``; the site's problem page is that README) names
+    the problem's own page, ``optsched/problems/<folder>/README.md``, with an anchor that exists."""
     for p in optsched.list_problems().values():
+        folder = p.package.rsplit(".", 1)[-1]
         page, _, anchor = p.spec.partition("#")
-        assert page.startswith("docs/") and page.endswith(".md"), f"{p.name}: spec {p.spec!r} is not a docs page"
+        assert page == f"optsched/problems/{folder}/README.md", f"{p.name}: spec {p.spec!r} is not its folder's README"
         target = DOCS.parent / page
         assert target.is_file(), f"{p.name}: spec page {page} does not exist"
         if anchor:
             assert anchor in _anchors(target.read_text()), f"{p.name}: no anchor {anchor!r} in {page}"
+
+
+def test_no_problem_page_is_left_in_docs():
+    """A problem's page lives in its folder: no page of ``docs/`` is named after a problem."""
+    names = set()
+    for p in optsched.list_problems().values():
+        names |= {p.name, p.package.rsplit(".", 1)[-1]}
+    assert not sorted(f.stem for f in DOCS.glob("*.md") if f.stem in names)
+
+
+def test_the_site_index_names_no_problem():
+    """``docs/index.md`` lists the shared pages; the problems' pages come from the registry."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_one_folder import mentions
+
+    assert not mentions(["docs/index.md"])
+
+
+def test_every_local_link_of_a_problem_readme_resolves():
+    """The READMEs are read on GitHub too: every relative link names a file that exists (and an
+    anchor that exists, for a Markdown page)."""
+    broken = []
+    for readme in sorted((DOCS.parent / "optsched" / "problems").glob("*/README.md")):
+        for target in re.findall(r"\]\(([^)\s]+)\)", readme.read_text()):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            page, _, anchor = target.partition("#")
+            path = (readme.parent / page).resolve() if page else readme
+            if not path.exists():
+                broken.append(f"{readme.parent.name}: {target}")
+            elif anchor and path.suffix == ".md" and anchor not in _anchors(path.read_text()):
+                broken.append(f"{readme.parent.name}: {target} (no anchor)")
+    assert not broken, broken
 
 
 def test_markers_present_once():

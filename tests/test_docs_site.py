@@ -87,10 +87,22 @@ def test_every_local_link_resolves(site):
     assert not broken, "broken links:\n" + "\n".join(sorted(set(broken))[:50])
 
 
-def test_problem_pages_link_their_documentation(site):
-    linked = 0
-    for page in (site / "_generated" / "problems").glob("*.html"):
-        if page.stem == "index":
-            continue
-        linked += bool(re.search(r'href="\.\./\.\./[a-z_]+\.html"', page.read_text()))
-    assert linked >= 20          # commit-rate and a few newer problems may document themselves in a shared page
+def test_problem_pages_show_their_folders_readme_and_the_registry(site):
+    """Each problem's page is its folder's ``README.md`` (its first heading and its raw-HTML
+    anchors come through) followed by the registry's methods table."""
+    import html
+
+    import optsched
+
+    for name, p in optsched.list_problems().items():
+        readme = ROOT / "optsched" / "problems" / p.package.rsplit(".", 1)[-1] / "README.md"
+        page = (site / "_generated" / "problems" / f"{name}.html").read_text()
+        text = readme.read_text()
+        words = lambda s: " ".join(re.findall(r"\w+", s))   # Sphinx curls the quotes  # noqa: E731
+        title = words(text.splitlines()[0])
+        shown = words(html.unescape(re.sub(r"<[^>]+>", " ", page)))
+        assert title in shown, f"{name}: the README's title {title!r} is not on its page"
+        ids = _parse(site / "_generated" / "problems" / f"{name}.html").ids
+        missing = set(re.findall(r'<a id="([^"]+)"', text)) - ids
+        assert not missing, f"{name}: anchors of the README missing on its page: {missing}"
+        assert "Registered methods" in shown and all(words(m) in shown for m in p.methods)

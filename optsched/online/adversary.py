@@ -1,5 +1,5 @@
 """Adversarial worst-case search for online methods [ours]; documented in this project's
-``docs/online.md`` ("Adversarial worst-case search").
+``docs/online_machinery.md#adversary``.
 
 Problem
 -------

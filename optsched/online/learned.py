@@ -4,7 +4,7 @@ After the abstract of B. Du, Z. Huang, C. Wu, "Adversarial Deep Learning for Onl
 Allocation" (ACM TOMPECS 2022, arXiv 2111.10285): an algorithm network and an adversary network
 play a zero-sum game whose payoff is the algorithm's welfare relative to the offline optimum; the
 algorithm is trained with a *per-round update* that evaluates every action of a round instead of a
-sampled one. No code is public; everything below is optsched's reconstruction (``docs/online_packing.md``).
+sampled one. No code is public; everything below is optsched's reconstruction (``docs/online_machinery.md``).
 
 Setting (shared by the online knapsack, m = 1, and online packing, m >= 1): m resources of
 capacity 1; request t has demands ``d_t in [0, eps]^m`` and a value density ``v_t in [L, U]``

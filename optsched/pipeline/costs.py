@@ -1,4 +1,4 @@
-"""The per-stage cost model of a pipeline plan (``docs/pipeline_partition.md``), shared by the
+"""The per-stage cost model of a pipeline plan (``docs/pipeline_simulation.md``), shared by the
 problems that plan a pipeline and those that schedule a plan.
 
 A plan cuts the chain into K stages; stage k covers positions ``[start_k, end_k)`` and runs on
@@ -15,8 +15,8 @@ A plan cuts the chain into K stages; stage k covers positions ``[start_k, end_k)
 * stash per device = stash bytes of the stage per microbatch / replicas_k (each replica keeps
   its share of a microbatch) [ours]
 
-Objectives: :func:`bottleneck` and :func:`sync_estimate`, exactly as stated in
-``docs/pipeline_partition.md`` [ours].
+Objectives: :func:`bottleneck` and :func:`sync_estimate`, as stated here and on the pages of the
+problems that plan a pipeline [ours].
 
 >>> st = StageTimes(forward=(1.0, 1.0), backward=(2.0, 2.0), transfer=(0.5,), allreduce=(0.0, 0.0),
 ...                 replicas=(1, 1), stash_bytes=(0.0, 0.0), parameter_bytes=(0.0, 0.0),

@@ -1,4 +1,4 @@
-"""Exact event simulator of one synchronous pipeline iteration (``docs/pipeline_schedule.md``).
+"""Exact event simulator of one synchronous pipeline iteration (``docs/pipeline_simulation.md``).
 
 Problem
 -------
@@ -26,7 +26,7 @@ Semantics [ours]
 * An order whose precedences form a cycle (e.g. B(k, m) before F(k, m) on stage k) defines no
   schedule: :class:`PrecedenceCycleError` (an :class:`InvalidInstanceError`, CLI exit 2).
 
-Lower bound (proof in ``docs/pipeline_schedule.md#lower-bound``)::
+Lower bound (proof in ``docs/pipeline_simulation.md#lower-bound``)::
 
     LB = max_k [ sum_{j<k} (F_j + x_j) + M (F_k + B_k) + max(sum_{j<k} (B_j + x_j), AR_k) ]
 
@@ -429,7 +429,7 @@ def require_cap(kind: np.ndarray, inflight_cap, label: str) -> None:
 def lower_bound(stage_times, microbatches: int) -> float:
     """LB = max_k [sum_{j<k}(F_j + x_j) + M(F_k + B_k) + max(sum_{j<k}(B_j + x_j), AR_k)].
 
-    Valid for every order and every cap (proof: ``docs/pipeline_schedule.md#lower-bound``).
+    Valid for every order and every cap (proof: ``docs/pipeline_simulation.md#lower-bound``).
     """
     t = stage_times if isinstance(stage_times, Timing) else as_timing(stage_times)
     x = np.concatenate([[0.0], t.transfer])

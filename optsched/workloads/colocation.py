@@ -3,7 +3,7 @@
 A snapshot placement problem and an online one both decide where waiting jobs go, given the jobs already running (residents). This module holds
 the one cost, the candidate placements, the greedy rules and the exact MILP they share.
 
-Cost of a placement [recon, ``docs/interference_placement.md``]: job ``j`` (type ``t_j``, ``g_j`` GPUs,
+Cost of a placement [recon, ``docs/interference_model.md``]: job ``j`` (type ``t_j``, ``g_j`` GPUs,
 weight ``w_j`` = isolated remaining seconds ``R_j tau_j``) placed on the servers ``S_j`` costs
 
     w_j * (1 + sum_{k shares a server with j} beta[t_j][t_k] + gamma * (|S_j| - 1)),
@@ -223,7 +223,7 @@ def greedy_placement(snap: Snapshot, rule: str, order=None) -> list[dict[int, in
 
 
 def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearModel:
-    """The snapshot MILP [recon, ``docs/interference_placement.md``], exact for :func:`placement_cost`.
+    """The snapshot MILP [recon; stated with the snapshot problem], exact for :func:`placement_cost`.
 
     ``x[j,s]`` integer GPUs, ``u[j,s]`` uses-server, ``a[j]`` admitted, ``z[p]`` per allowed pair
     of new jobs and ``y[q]`` per (job, resident) pair: ``sum_s x = g_j a_j``, ``u <= x <= g_j u``,

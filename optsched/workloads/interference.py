@@ -6,7 +6,7 @@ to its isolated throughput (key ``"null"``, steps/s) and, per co-located job typ
 throughputs ``[this job, the other job]`` when the two share the accelerator.
 
 * slowdown of job type ``a`` next to ``b``: ``iso_a / coloc_{a|b}``; the interference coefficient
-  ``beta_ab = slowdown - 1`` (``docs/interference_placement.md#interference``, [recon]);
+  ``beta_ab = slowdown - 1`` (``docs/interference_model.md``, [recon]);
 * a measured co-located throughput of ``0.0`` means the pair cannot co-locate (``forbidden``);
 * a measured co-located throughput above the isolated one (a negative ``beta``) is measurement
   noise: :func:`load_gavel_interference` floors such ``beta`` at 0 and counts them in

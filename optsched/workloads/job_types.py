@@ -9,7 +9,7 @@ model sizes or per-iteration times. optsched keeps one table mapping each base m
 * ``mini_batch``: the per-worker mini-batch when the name gives none.
 
 Every value is **[ours]** (derivations are stored beside each entry and in
-``docs/ring_allreduce.md#job-types``); none comes from the scheduling papers.
+``docs/ring_allreduce_timing.md#job-types``); none comes from the scheduling papers.
 
 >>> t = job_type("ResNet-50 (batch size 64)")
 >>> t.model, t.mini_batch, t.model_bytes

@@ -1,6 +1,6 @@
 """Per-iteration time of parameter-server data-parallel training from a DNN's layer structure.
 
-optsched's timing model [ours, after the SMD paper's layer-wise analysis; ``docs/smd.md``]. One
+optsched's timing model [ours, after the SMD paper's layer-wise analysis]. One
 iteration on ``w`` workers with the parameters sharded evenly over ``s`` parameter servers:
 
 * forward pass: ``sum_l f[l]`` seconds;

@@ -1,5 +1,5 @@
 """Per-iteration time of a ring-all-reduce (RAR) job: the one timing model of the RAR scheduling
-problems, offline and online (docs ``docs/ring_allreduce.md``, "Timing model").
+problems, offline and online (docs ``docs/ring_allreduce_timing.md``).
 
 A job with model size ``m`` bytes on ``w`` workers runs iterations of length (seconds)::
 

@@ -1,6 +1,6 @@
 """Device graphs: GPUs with a relative speed and memory, links with a bandwidth (bytes/s).
 
-Presets (``docs/pipeline_partition.md``; bandwidth figures in GB/s, 1 GB = 1e9 bytes):
+Presets (bandwidth figures in GB/s, 1 GB = 1e9 bytes):
 
 * ``nvlink:N``: N GPUs, all-to-all at 25 GB/s (DAPPLE's NVLink constant [code]);
 * ``two-level:SxG[:INTRA:INTER]``: S servers of G GPUs; all-to-all inside a server at INTRA

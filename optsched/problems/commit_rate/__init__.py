@@ -4,7 +4,7 @@ ADSP (Hu et al., AAAI 2020, arXiv 1911.06949; code joapolarbear/adsp, no licence
 copied): workers train without waiting and commit ``C`` times per check period whatever their
 speed; the PS searches ``C`` online by fitting ``l(t) = 1/(a^2 t + b) + c``. Methods:
 ``adsp-search`` (reconstruction of ``onlineSearch1Min``), ``exhaustive`` (the best constant ``C``
-by enumeration), baselines ``bsp``, ``ssp``, ``fixed``. See ``docs/commit_rate.md``.
+by enumeration), baselines ``bsp``, ``ssp``, ``fixed``. See ``optsched/problems/commit_rate/README.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The commit-rate control instance (ADSP; ``docs/commit_rate.md``) and its checker.
+"""The commit-rate control instance (ADSP; ``optsched/problems/commit_rate/README.md``) and its checker.
 
 optsched's formulation [code: joapolarbear/adsp, ``cifar10/strain.py`` (no licence: read and
 cited, not copied); the training model is ours]:

@@ -1,5 +1,5 @@
 """``dag-pipeline``: pipeline stages of an operator DAG (Rhino / TePDist's stage ILP), documented in
-this project's ``docs/dag_pipeline.md``.
+this project's ``optsched/problems/dag_pipeline/README.md``.
 
 Assign each operator a stage (precedence, no empty stage, optional per-stage compute budget)
 minimizing the bytes cut (Rhino), or the chain partition's bottleneck / synchronous estimate with one

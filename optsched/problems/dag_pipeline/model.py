@@ -18,7 +18,7 @@ Given precedence, z_{u,k} - z_{v,k} = [s_u <= k < s_v] exactly, so X_k is linear
 The window [asap_v, alap_v] [code: Rhino's stage variables live in it; its computation here is
 ours]: with budget c, the ancestors of v (with v) fill stages 0..s_v, so s_v >= ceil(A_v / c) - 1;
 the descendants (with v) fill s_v..K-1, so s_v <= K - ceil(D_v / c). Every feasible plan lies in
-the window, so it removes no plan (this project's ``docs/dag_pipeline.md``, "Window").
+the window, so it removes no plan (this project's ``optsched/problems/dag_pipeline/README.md``, "Window").
 """
 
 from __future__ import annotations

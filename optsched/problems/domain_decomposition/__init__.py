@@ -1,5 +1,5 @@
 """``domain-decomposition``: Peano-Hilbert domain decomposition (PHoToNs, arXiv 1802.09824; docs
-``docs/domain_decomposition.md``).
+``optsched/problems/domain_decomposition/README.md``).
 
 Particles are keyed along a 3-D Peano-Hilbert curve (vectorized Skilling transform, :mod:`.hilbert`),
 grouped into top-level cells with work weights, and the cell chain is cut into contiguous

@@ -5,7 +5,7 @@
   chains-on-chains, Nicol 1994; Pinar & Aykanat 2004 for fixed-order heterogeneous speeds].
   Guarantee: ``max_p W_p / s_p = OPT`` over contiguous decompositions.
 * :func:`decompose_particles` -- PHoToNs' decomposition as a pipeline on raw positions [recon,
-  ``docs/domain_decomposition.md``]: fine Hilbert keys (``bits`` per axis), argsort, top-level cells as key
+  ``optsched/problems/domain_decomposition/README.md``]: fine Hilbert keys (``bits`` per axis), argsort, top-level cells as key
   prefixes
   (the Hilbert curve visits every cell of a coarser level contiguously, so a cell's particles are
   a run of the sorted keys), cell work, exact chain partition; returns per-rank particle ranges

@@ -1,6 +1,6 @@
 """The ``domain-decomposition`` instance (PHoToNs-style Peano-Hilbert decomposition) and its checker.
 
-Objective (authoritative; docs ``docs/domain_decomposition.md`` [recon], optsched's formulation): minimize
+Objective (authoritative; docs ``optsched/problems/domain_decomposition/README.md`` [recon], optsched's formulation): minimize
 ``max_p W_p / s_p``, where ``W_p`` is the sum of the work weights of the cells owned by rank ``p``
 and ``s_p`` its speed. When ``contiguous`` (the Peano-Hilbert decomposition), ranks own
 consecutive runs of the Hilbert-ordered cell chain in rank order (owner non-decreasing along the

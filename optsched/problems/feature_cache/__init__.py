@@ -1,4 +1,4 @@
-"""``feature-cache``: node-feature caching for GNN training (BGL, NSDI'23; docs ``docs/graph_partition.md``).
+"""``feature-cache``: node-feature caching for GNN training (BGL, NSDI'23; docs ``optsched/problems/feature_cache/README.md``).
 
 A cache of C node features serves the reads of one epoch of fan-out neighbour sampling (seeds in
 random or proximity order). Methods: ``min`` (Belady's MIN, exact), ``brute`` (DP, tests),

@@ -1,6 +1,6 @@
 """The ``feature-cache`` instance (a fixed sequence of node-feature reads) and its checker.
 
-Objective (authoritative; docs ``docs/graph_partition.md`` [recon], optsched's formulation): minimize the number of
+Objective (authoritative; docs ``optsched/problems/feature_cache/README.md`` [recon], optsched's formulation): minimize the number of
 misses of a cache of ``capacity`` node features serving the reads ``accesses[0..T-1]`` in order.
 A read of a cached node is a hit; on a miss the node is fetched and may be admitted; a full cache
 must then evict one node (the fetched node itself when it is not admitted: bypass). The cache

@@ -1,5 +1,5 @@
 """``graph-partition``: sampling-locality partition of a GNN data graph (BGL, NSDI'23; docs
-``docs/graph_partition.md``).
+``optsched/problems/graph_partition/README.md``).
 
 Minimize the expected cross-partition traversals of k-hop fan-out sampling from the training nodes,
 with both the training nodes and all nodes balanced within ``1 + eps``. Methods: ``milp`` and

@@ -1,4 +1,4 @@
-"""The BGL partition heuristics [reconstruction of BGL, NSDI'23, §3; docs ``docs/graph_partition.md``].
+"""The BGL partition heuristics [reconstruction of BGL, NSDI'23, §3; docs ``optsched/problems/graph_partition/README.md``].
 
 BGL's paper describes a multi-level partition that coarsens the graph into blocks grown by BFS from
 several sources, assigns blocks to partitions with a heuristic that keeps multi-hop neighbourhoods
@@ -8,7 +8,7 @@ public; this module holds two reconstructions:
 * :func:`bgl_multilevel` / :func:`bgl_vcycles` (method ``bgl``): many levels of BFS blocks of 2
   nodes on CSR arrays, the greedy LDG-like assignment on the coarsest graph
   (:func:`greedy_block_assignment`), compiled k-way FM at every level on the way back, V-cycles;
-  scales to 10^7 edges (docs/graph_partition.md).
+  scales to 10^7 edges (optsched/problems/graph_partition/README.md).
 * :func:`bgl_partition` (method ``bgl-1level``), the earlier one-level version:
 
 1. **Blocks** (:func:`bfs_blocks`): a level-synchronous BFS from ``ceil(n / b)`` random sources at
@@ -47,7 +47,7 @@ __all__ = ["bfs_blocks", "bfs_blocks_csr", "assign_blocks", "bgl_partition", "bg
 #: K = 2, 4, 8), never on the evaluation graphs]
 BGL_BLOCK_SIZE = 2
 #: ``auto`` runs both metis-fm and bgl up to this many edges and metis-fm alone above [ours: measured,
-#: docs/graph_partition.md "Which method by graph size"]
+#: optsched/problems/graph_partition/README.md "Which method by graph size"]
 AUTO_PORTFOLIO_MAX_EDGES = 2_000_000
 
 

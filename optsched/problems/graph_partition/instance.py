@@ -1,6 +1,6 @@
 """The ``graph-partition`` instance (sampling-locality partition of a GNN data graph) and its checker.
 
-Objective (authoritative; docs ``docs/graph_partition.md`` [recon], optsched's formulation): minimize the sampling
+Objective (authoritative; docs ``optsched/problems/graph_partition/README.md`` [recon], optsched's formulation): minimize the sampling
 traffic ``sum_{ {u,v} in E, part(u) != part(v) } w_uv``, where ``w_uv`` is the expected number of
 traversals of edge ``{u, v}`` per epoch by fan-out sampling from the training nodes
 (:func:`optsched.graphs.sampling.sampling_edge_weights`), subject to

@@ -35,7 +35,7 @@ def _outcome(instance, parts, stats=None) -> Outcome:
 
 
 @PROBLEM.method("milp", kind="exact", fidelity="reconstruction", uses_backend=True,
-                summary="min-cut MILP with both balance rows, node 0 in part 0 (docs/graph_partition.md)",
+                summary="min-cut MILP with both balance rows, node 0 in part 0 (optsched/problems/graph_partition/README.md)",
                 applicable=size_limit(lambda inst: inst.num_nodes, MILP_MAX_NODES, "nodes", "milp"))
 def milp(instance, ctx: SolveContext) -> Outcome:
     model = build_model(instance)
@@ -115,7 +115,7 @@ def metis_fm(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("auto", kind="heuristic", fidelity="ours", randomized=True,
                 summary=f"by graph size: best of metis-fm and bgl up to {algorithms.AUTO_PORTFOLIO_MAX_EDGES:,} edges, "
-                        "metis-fm alone above (measured rule, docs/graph_partition.md)")
+                        "metis-fm alone above (measured rule, optsched/problems/graph_partition/README.md)")
 def auto(instance, ctx: SolveContext) -> Outcome:
     m = len(instance.edges)
     runs = [("metis-fm", metis_fm)]

@@ -1,6 +1,6 @@
 """Exact methods for ``graph-partition``: the MILP (on the shared min-cut model) and brute force.
 
-MILP [recon, docs ``docs/graph_partition.md``]: binary ``x[v, p]``, ``sum_p x[v, p] = 1``, ``z[e, p] >=
+MILP [recon, docs ``optsched/problems/graph_partition/README.md``]: binary ``x[v, p]``, ``sum_p x[v, p] = 1``, ``z[e, p] >=
 |x[u, p] - x[v, p]|``, minimize ``sum_e w_e sum_p z[e, p] / 2``, both balance rows as capacities,
 node 0 fixed to part 0 (the parts are interchangeable, so this loses no optimum).
 """

@@ -1,5 +1,5 @@
 """``hetero-sharding``: HAP's heterogeneous SPMD model (docs
-``docs/hetero_sharding.md``).
+``optsched/problems/hetero_sharding/README.md``).
 
 Minimize sum over stages of (max-device compute time + max-device communication time) over one
 option per stage (the program) and per-segment sharding ratios on the simplex. Methods:

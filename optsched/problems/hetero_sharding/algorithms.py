@@ -120,7 +120,7 @@ def round_ratios(instance: HeteroShardingInstance, ratios) -> tuple[np.ndarray, 
 
 def rounding_bound(instance: HeteroShardingInstance, program=None) -> float:
     """Delta = sum_t (a_t / min_d F_d + m_t) / L_{s_t}: cost(rounded) <= cost(ratios) + Delta
-    (docs/hetero_sharding.md#rounding-bound). Without a program: the max over each stage's options."""
+    (optsched/problems/hetero_sharding/README.md#rounding-bound). Without a program: the max over each stage's options."""
     Fmin = float(instance.flops_array.min())
     total = 0.0
     for t, row in enumerate(instance.coefficients):

@@ -117,7 +117,7 @@ def alternate(instance, ctx: SolveContext) -> Outcome:
     guarantee=Guarantee(
         form="additive", sense="<=", value=lambda inst: alg.rounding_bound(inst), reference="OPT",
         statement="ALG <= OPT + sum_t max_o (a_o / min_d F_d + m_o) / L_{s_o}", source="ours",
-        proof="docs/hetero_sharding.md#rounding-bound"))
+        proof="optsched/problems/hetero_sharding/README.md#rounding-bound"))
 def milp_round(instance, ctx: SolveContext) -> Outcome:
     program, ratios, sol = alg.solve_joint(instance, ctx)
     if program is None or sol.status != "optimal":

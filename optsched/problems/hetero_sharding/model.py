@@ -4,7 +4,7 @@ Ratio LP [code: HAP ``sharding_ratio_optimization``, units fixed]: variables B_{
 C_t, M_t >= 0; minimize sum_t (C_t + M_t) s.t. sum_d B_{s,d} = 1, C_t >= (a_t B_{s_t,d} + c_t)/F_d
 and M_t >= m_t B_{s_t,d} + e_t for every d.
 
-Joint MILP [ours; docs ``docs/hetero_sharding.md``]: x_{t,o} binary (one option
+Joint MILP [ours; docs ``optsched/problems/hetero_sharding/README.md``]: x_{t,o} binary (one option
 per stage), w_{t,o,d} = x_{t,o} B_{s_o,d} linearised by McCormick (w <= x, w <= B,
 w >= B - (1 - x), w >= 0), exact because x is binary; C_t >= sum_o (a_o w_{t,o,d} + c_o x_{t,o})/F_d,
 M_t >= sum_o (m_o w_{t,o,d} + e_o x_{t,o}).

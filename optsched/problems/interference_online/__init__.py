@@ -1,13 +1,13 @@
 """``interference-online``: online gang placement with co-location interference (average JCT).
 
 The online side of the MARL interference-aware scheduler (Zhao & Wu, arXiv 2112.13354; docs
-``docs/interference_placement.md#online``): jobs of a Philly-derived Gavel trace arrive, run at their
+``optsched/problems/interference_online/README.md#online``): jobs of a Philly-derived Gavel trace arrive, run at their
 interference-adjusted rate on the shared simulator, and a policy places them. Methods:
 ``fifo-pack`` (baseline), ``least-interference`` (default), ``tiresias-las`` and ``gandiva-pack``
 (practitioners' baselines, adapted), ``sjf-least-interference`` (duration-aware reference),
 ``milp-per-event`` (rolling MILP), ``marl`` (learned multi-agent scheduler over a hierarchical
 GPU -> server -> rack encoder, reconstruction; numpy inference, jax training) and ``lb`` (bound).
-See ``docs/interference_placement.md``.
+See ``optsched/problems/interference_online/README.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The online interference-aware placement instance and its checker (docs ``docs/interference_placement.md``).
+"""The online interference-aware placement instance and its checker (docs ``optsched/problems/interference_online/README.md``).
 
 optsched's formulation [recon after Zhao & Wu, arXiv 2112.13354 (abstract only)]:
 

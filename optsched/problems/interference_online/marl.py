@@ -2,7 +2,7 @@
 
 The paper (abstract) describes several schedulers that learn cooperatively, a hierarchical graph
 neural network that encodes the data-centre topology and the servers' architecture, and a learned
-interference model. optsched's reconstruction, stated in full (``docs/interference_placement.md``,
+interference model. optsched's reconstruction, stated in full (``optsched/problems/interference_online/README.md``,
 "The learned multi-agent scheduler"):
 
 * **topology** [ours]: GPU -> server -> rack; a rack is ``servers_per_group`` consecutive servers,

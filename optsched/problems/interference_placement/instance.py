@@ -1,4 +1,4 @@
-"""The interference-aware placement snapshot: instance and checker (docs ``docs/interference_placement.md``).
+"""The interference-aware placement snapshot: instance and checker (docs ``optsched/problems/interference_placement/README.md``).
 
 optsched's formulation [recon after Zhao & Wu, arXiv 2112.13354 (abstract only)]:
 

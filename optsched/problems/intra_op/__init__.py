@@ -3,7 +3,7 @@
 Minimize node costs plus the resharding costs of every edge's strategy pair, subject to a memory
 limit at every time step over the nodes' live intervals (OneFlow's SBP selection [code], the
 Alpa / TePDist / XLA auto-sharding ILP, and the ASPLOS/EuroSys 2025 IOPDDL contest;
-docs ``docs/intra_op.md``).
+docs ``optsched/problems/intra_op/README.md``).
 
 Methods: ``milp`` (exact), ``lp`` (bound), ``brute`` (exact, tiny), ``dp`` (elimination DP:
 exact on series-parallel graphs when memory does not bind), ``oneflow`` (elimination + greedy

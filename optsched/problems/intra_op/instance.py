@@ -1,6 +1,6 @@
 """The intra-operator sharding instance (flat arrays) and its authoritative checker.
 
-Objective (authoritative; ``docs/intra_op.md`` and the IOPDDL contest's ``Evaluate``
+Objective (authoritative; ``optsched/problems/intra_op/README.md`` and the IOPDDL contest's ``Evaluate``
 [code: google/iopddl iopddl.cc]): choose one strategy ``s_v`` per node v to minimize
 
     sum_v cost[v][s_v] + sum_{e=(u,v)} edge_cost[e][s_u, s_v]

@@ -1,4 +1,4 @@
-"""``mknap``: the 0-1 multidimensional knapsack (docs ``docs/mknap.md``).
+"""``mknap``: the 0-1 multidimensional knapsack (docs ``optsched/problems/mknap/README.md``).
 
 The special case of the SMD allocation problem with one item per job, and the external truth of
 the OR-Library benchmark (``mknapcb*``, Chu & Beasley 1998). Methods: ``milp`` (exact), ``lp``

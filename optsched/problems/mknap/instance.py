@@ -1,6 +1,6 @@
 """The multidimensional knapsack instance and its checker.
 
-Objective (authoritative, ``docs/mknap.md``): maximize ``sum_j profits[j] x[j]`` subject to
+Objective (authoritative, ``optsched/problems/mknap/README.md``): maximize ``sum_j profits[j] x[j]`` subject to
 ``sum_j weights[k][j] x[j] <= capacities[k]`` for k = 1..m, x binary.
 
 Solution schema: ``{"selected": [j, ...]}``: the chosen item indices (0-based, distinct).

@@ -1,8 +1,8 @@
-"""``online-knapsack``: online pricing of one resource (docs ``docs/online.md``).
+"""``online-knapsack``: online pricing of one resource (docs ``optsched/problems/online_knapsack/README.md``).
 
 Requests with demand in (0, eps] and unit value in [L, U] arrive one at a time; a posted-price
 algorithm serves a request iff its value reaches the price and it fits. Methods: ``threshold``
-(online, finite-eps guarantee proven in ``docs/online.md#threshold``), ``fixed-price`` and
+(online, finite-eps guarantee proven in ``optsched/problems/online_knapsack/README.md#threshold``), ``fixed-price`` and
 ``greedy`` (online baselines), ``milp`` (exact hindsight knapsack), ``lp`` (bound), ``brute``
 (exact, tests), ``learned`` (:mod:`.learned`). :mod:`.adversary` adapts the problem to
 :mod:`optsched.online.adversary`; :mod:`.certified` runs the certified adversary

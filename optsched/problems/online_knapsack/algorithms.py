@@ -1,7 +1,7 @@
 """Methods for the online knapsack (one resource of capacity 1, welfare objective).
 
 * ``threshold``: Zhou-Chakrabarty-Lukose threshold pricing (online; finite-eps guarantee proven in
-  ``docs/online.md#threshold``).
+  ``optsched/problems/online_knapsack/README.md#threshold``).
 * ``fixed-price``: post sqrt(L U) always (online baseline, no guarantee).
 * ``greedy``: serve every request that fits (online baseline, no guarantee).
 * ``milp``: the hindsight 0-1 knapsack on a back-end (exact).
@@ -51,7 +51,7 @@ def threshold_price(utilization: float, lower: float, upper: float) -> float:
 def threshold_bound(lower: float, upper: float, eps: float) -> float:
     """The proven ratio ``R(eps) = max(c e^(2 c eps), e^(c eps) / (1 - eps))`` (eps < 1).
 
-    Theorem (``docs/online.md#threshold``): OPT <= R(eps) * ALG for ``threshold``.
+    Theorem (``optsched/problems/online_knapsack/README.md#threshold``): OPT <= R(eps) * ALG for ``threshold``.
 
     >>> round(threshold_bound(1.0, 1.0, 0.0), 12)
     1.0
@@ -86,7 +86,7 @@ def threshold(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     [L, U]; the price is posted before the value is seen.
 
     Guarantee (optsched's theorem, source "ours" on the classical analysis; proof in
-    ``docs/online.md#threshold``): for eps < 1,
+    ``optsched/problems/online_knapsack/README.md#threshold``): for eps < 1,
     ``OPT <= max(c e^(2 c eps), e^(c eps) / (1 - eps)) * ALG`` with ``c = 1 + ln(U / L)``; it
     tends to the classical ratio c as eps -> 0.
 

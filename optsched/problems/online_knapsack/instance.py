@@ -1,4 +1,4 @@
-"""The online knapsack (online pricing) instance and its checker (docs ``docs/online.md``).
+"""The online knapsack (online pricing) instance and its checker (docs ``optsched/problems/online_knapsack/README.md``).
 
 optsched's formulation [ours, after the abstract of Du, Huang & Wu, arXiv 2111.10285]: one
 resource of capacity 1; requests t = 0..n-1 arrive in order, request t with demand

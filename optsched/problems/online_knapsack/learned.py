@@ -14,7 +14,7 @@ An instance with another U/L uses the policy trained for the nearest ratio (in l
 on the instance's own log-price scale ``L (U / L)^u``; the result's stats name the policy used.
 
 Guarantee: none (empirical). Its worst case found by the certified adversary (and by the search
-and learned adversaries) is reported in ``docs/online_packing.md`` and by
+and learned adversaries) is reported in ``optsched/problems/online_knapsack/README.md`` and by
 ``paper_repro/t15_learned_online.py``.
 """
 

@@ -25,7 +25,7 @@ PROBLEM.method(
         reference="OPT",
         statement="OPT <= max(c e^(2 c eps), e^(c eps) / (1 - eps)) * ALG, c = 1 + ln(U/L), for one resource "
                   "of capacity 1, welfare, v_t in [L, U], d_t <= eps < 1",
-        source="ours", proof="docs/online.md#threshold", applies=_threshold_applies),
+        source="ours", proof="optsched/problems/online_knapsack/README.md#threshold", applies=_threshold_applies),
 )(algorithms.threshold)
 
 PROBLEM.method("fixed-price", kind="baseline", fidelity="ours",

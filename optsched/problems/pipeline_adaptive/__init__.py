@@ -1,5 +1,5 @@
 """``pipeline-adaptive``: the kFkB group size before every iteration of a pipeline trained under
-network preemption (Ada-Grouper, arXiv 2303.01675; model [ours]; docs ``docs/pipeline_schedule.md``).
+network preemption (Ada-Grouper, arXiv 2303.01675; model [ours]; docs ``optsched/problems/pipeline_adaptive/README.md``).
 
 A policy evaluated by simulation, registered as methods whose checker re-simulates the chosen
 group sizes: ``ada-grouper`` (online, reconstruction), ``fixed`` (1F1B or any fixed group size),

@@ -1,6 +1,6 @@
 """The ``pipeline-adaptive`` instance and its checker: a pipeline trained for many iterations under
 a bandwidth-preemption trace, choosing the kFkB group size before every iteration (Ada-Grouper,
-arXiv 2303.01675; model [ours], see :mod:`.adagrouper` and ``docs/pipeline_schedule.md``).
+arXiv 2303.01675; model [ours], see :mod:`.adagrouper` and ``optsched/problems/pipeline_adaptive/README.md``).
 
 Objective (authoritative): minimize the total training time ``sum_i (switch_cost * [g_i != g_{i-1}]
 + T(g_i, bandwidth of the period in which iteration i starts))``, where ``T`` is the exact

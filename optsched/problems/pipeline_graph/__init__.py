@@ -5,7 +5,7 @@ the objective is a bottleneck: optsched's ``bottleneck`` cost model or PipeDream
 cost (``pipedream``, optionally with its transfer term). Methods: ``antichain-dp`` (exact, every
 down-set), ``chain-dp`` (optsched's one-path linearization), ``pipedream`` (PipeDream's planner,
 [code]), ``brute`` (tests). Guarantee of ``antichain-dp``: ALG <= OPT (1 + 1e-9) over every
-plan whose cuts are down-sets (proof in ``docs/pipeline_graph.md``); O(S w N^2) per probe for S
+plan whose cuts are down-sets (proof in ``optsched/problems/pipeline_graph/README.md``); O(S w N^2) per probe for S
 down-sets of width w.
 
 >>> import optsched

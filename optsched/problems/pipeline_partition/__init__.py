@@ -1,5 +1,5 @@
 """``pipeline-partition``: cut a DNN's chain into pipeline stages, replicate them and map them to
-devices of an arbitrary device graph (docs ``docs/pipeline_partition.md``).
+devices of an arbitrary device graph (docs ``optsched/problems/pipeline_partition/README.md``).
 
 Methods: ``milp``, ``dp``, ``subset-dp`` and ``bisect`` (exact, each within its stated scope),
 ``order-dp`` (device-order heuristic + dp), and the public planners as baselines: ``uniform``,

@@ -28,10 +28,10 @@ whose subtrees are alike (same levels, same device speed and memory) preserves e
 * ``map-bb``: incumbent = ``dp`` over the dendrogram's leaf order (:func:`tree_order`), bound =
   :class:`Relaxed`; equal -> optimal at once; otherwise the DP over :class:`Orbits`. Every phase
   polls the context's clock (:mod:`optsched.pipeline.partition.clock`); at the limit, status ``time_limit`` with the best
-  plan found and the best proven bound (docs/pipeline_partition.md#map-bb-ours).
+  plan found and the best proven bound (optsched/problems/pipeline_partition/README.md#map-bb-ours).
 * ``tree-order-dp``: ``dp`` over the leaf order; ALG <= (b_max / b_min) OPT with b_max, b_min the
   largest and smallest widest-path bandwidth between two devices, for identical devices (proof in
-  ``docs/pipeline_partition.md#tree-order-dp``).
+  ``optsched/problems/pipeline_partition/README.md#tree-order-dp``).
 """
 
 from __future__ import annotations
@@ -464,7 +464,7 @@ def tree_order_dp(instance: PipelinePartitionInstance, ctx: SolveContext):
     Guarantee: with identical devices (speed and memory), ALG <= (b_max / b_min) OPT for
     ``bottleneck`` and ``sync-estimate``, b_max and b_min the largest and smallest widest-path
     bandwidth between two devices (the same holds for ``dp`` and ``order-dp``: the proof works for
-    any order, docs/pipeline_partition.md#tree-order-dp). ``optimal`` on a uniform graph.
+    any order, optsched/problems/pipeline_partition/README.md#tree-order-dp). ``optimal`` on a uniform graph.
     Complexity: the engine of :mod:`optsched.pipeline.partition.dp` over O(N R) block keys. [ours]
 
     >>> import optsched

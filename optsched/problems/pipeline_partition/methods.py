@@ -81,5 +81,5 @@ PROBLEM.method("tree-order-dp", kind="approximation", fidelity="ours",
                    form="multiplicative", sense="<=", value=_mapping.spread, reference="OPT",
                    statement="ALG <= (b_max / b_min) OPT, b_max/b_min = largest/smallest widest-path bandwidth "
                              "between two devices; identical devices; bottleneck and sync-estimate",
-                   source="ours", proof="docs/pipeline_partition.md#tree-order-dp",
+                   source="ours", proof="optsched/problems/pipeline_partition/README.md#tree-order-dp",
                    applies=_spread_applies))(_mapping.tree_order_dp)

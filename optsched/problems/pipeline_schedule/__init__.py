@@ -1,10 +1,10 @@
 """``pipeline-schedule``: the order of forwards and backwards of M microbatches on each stage of
-a planned synchronous pipeline (docs ``docs/pipeline_schedule.md``).
+a planned synchronous pipeline (docs ``optsched/problems/pipeline_schedule/README.md``).
 
 The checker is the exact event simulator :mod:`optsched.simulation.pipeline`. Methods:
 ``gpipe``, ``1f1b``, ``kfkb`` (public schedules), ``list`` (optsched's list scheduler), ``milp``
 (exact, small), ``brute`` (exact, tiny). Ada-Grouper under bandwidth preemption is a problem of
-its own (``docs/pipeline_schedule.md``).
+its own (``optsched/problems/pipeline_schedule/README.md``).
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def list_order(instance: PipelineScheduleInstance) -> tuple[np.ndarray, np.ndarr
     plain backward-first ties and the Giffler-Thompson active rule; see the docs for the
     held-out figures.)
 
-    Never deadlocks for caps >= 1 (proof in ``docs/pipeline_schedule.md#list``): the deepest
+    Never deadlocks for caps >= 1 (proof in ``optsched/problems/pipeline_schedule/README.md#list``): the deepest
     stage holding an in-flight microbatch can always run its backward or pass it on. No
     guarantee: the ratio to OPT and to LB is reported empirically. O(K M (K + log M)).
     """

@@ -1,6 +1,6 @@
 """The synchronous microbatch-scheduling instance and its checker (the event simulator).
 
-Objective (authoritative, docs ``docs/pipeline_schedule.md``): minimize the makespan of one iteration, as
+Objective (authoritative, docs ``optsched/problems/pipeline_schedule/README.md``): minimize the makespan of one iteration, as
 computed by :func:`optsched.simulation.pipeline.simulate_order` for the given per-stage order,
 subject to at most ``inflight_cap[k]`` microbatches in flight at stage k.
 

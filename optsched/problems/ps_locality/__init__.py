@@ -1,9 +1,9 @@
-"""``ps-locality``: worker/PS placement with locality (docs ``docs/ps_locality.md``; Yu, Liu, Wu, Ji,
+"""``ps-locality``: worker/PS placement with locality (docs ``optsched/problems/ps_locality/README.md``; Yu, Liu, Wu, Ji,
 Bentley, IEEE TNSE 2022, arXiv 2108.02917).
 
 Methods: ``milp`` (exact), ``lp`` and ``lower-bound`` (bounds), ``rr`` (randomized rounding with
 optsched's pre-repair packing theorem, probabilistic), ``online-rr`` (rolling horizon on the
-event simulator), baselines ``fifo-locality`` and ``drf``. Documentation: ``docs/ps_locality.md``.
+event simulator), baselines ``fifo-locality`` and ``drf``. Documentation: ``optsched/problems/ps_locality/README.md``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
   sample completion slots and modes, scale by kappa and round, repair; best of ``trials``.
 * ``fifo-locality`` and ``drf`` (baselines, [ours]): :mod:`.slots`.
 
-Proofs of the rounding theorem and of the lower bounds: ``docs/ps_locality.md``.
+Proofs of the rounding theorem and of the lower bounds: ``optsched/problems/ps_locality/README.md``.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def lower_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
 
     The LP pools the machines (capacity summed, co-located width capped by one machine) and uses
     one bucket per slot up to the last arrival + ``fine_slots``, then buckets of 2, 4, 8, ...
-    slots (proofs in ``docs/ps_locality.md#lower-bounds``). It has 7 n B columns for B buckets.
+    slots (proofs in ``optsched/problems/ps_locality/README.md#lower-bounds-ours``). It has 7 n B columns for B buckets.
     """
     require_horizon(instance)
     fine = ctx.options["fine_slots"]
@@ -215,8 +215,8 @@ def _repair(instance: PsLocalityInstance, plan, tau) -> SlotSchedule:
 def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """Randomized rounding of the LP, repaired; the best of ``trials`` seeded trials.
 
-    Problem: minimize total completion time (docs ``docs/ps_locality.md``).
-    Guarantee (optsched's theorem, before repair; proof ``docs/ps_locality.md#rounding-theorem``):
+    Problem: minimize total completion time (docs ``optsched/problems/ps_locality/README.md``).
+    Guarantee (optsched's theorem, before repair; proof ``optsched/problems/ps_locality/README.md#rounding-theorem``):
     for each trial, with probability >= 1 - 1/m (m = H R T packing rows), every packing row's
     rounded load is <= kappa (1 + delta) cap, delta^2 / (2 + delta) = 2 ln m / (kappa rho).
     After repair: feasible, or ``infeasible`` with the reason; no guarantee on ALG / OPT (the

@@ -1,6 +1,6 @@
 """The ``ps-locality`` instance, its derived arrays and the authoritative checker.
 
-Problem (docs ``docs/ps_locality.md``): parameter-server training jobs arrive over time slots on
+Problem (docs ``optsched/problems/ps_locality/README.md``): parameter-server training jobs arrive over time slots on
 machines with several resource types. In each slot a job runs either *co-located* (all its
 workers and parameter servers on one machine; a mini-batch takes ``e_in`` slots per worker) or
 *spread* (anywhere; ``e_ex`` slots per worker), with
@@ -78,7 +78,7 @@ class Job(Record):
 
 @dataclass(frozen=True)
 class PsLocalityInstance(Instance):
-    """Jobs, machines, two bandwidths and a slotted horizon (docs ``docs/ps_locality.md``).
+    """Jobs, machines, two bandwidths and a slotted horizon (docs ``optsched/problems/ps_locality/README.md``).
 
     >>> inst = PsLocalityInstance(resources=["gpu"], machines=[{"name": "m0", "capacity": [2]}],
     ...     jobs=[{"name": "j0", "arrival": 0, "workload": 40, "compute_slots": 0.05, "gradient_mb": 10,
@@ -267,7 +267,7 @@ def completion_slots(instance: PsLocalityInstance, progress: np.ndarray) -> np.n
 
 
 def check(instance: PsLocalityInstance, solution) -> CheckReport:
-    """Verify every constraint of the formulation (``docs/ps_locality.md``) from the instance and
+    """Verify every constraint of the formulation (``optsched/problems/ps_locality/README.md``) from the instance and
     solution alone; derive C_i.
 
     Vectorized over the solution's entries: O(E log E + n T + H R T) for E entries.

@@ -40,7 +40,7 @@ PROBLEM.method(
         statement="before repair, in the first trial, every packing row's load is at most kappa (1 + delta) "
                   "times its capacity, delta^2 / (2 + delta) = 2 ln m / (kappa rho), with probability >= 1 - 1/m "
                   "(m = H R T packing rows, rho = min capacity / largest per-job contribution)",
-        source="ours", proof="docs/ps_locality.md#rounding-theorem",
+        source="ours", proof="optsched/problems/ps_locality/README.md#rounding-theorem",
         applies=lambda inst: (inst.num_machines * inst.num_resources * inst.horizon_slots >= 2, "m >= 2 packing rows"),
         probability=lambda inst: 1 - 1 / (inst.num_machines * inst.num_resources * inst.horizon_slots),
         event=_rr_event),

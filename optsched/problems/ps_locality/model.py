@@ -1,6 +1,6 @@
 """The mixed packing-covering program of ``ps-locality`` as a :class:`LinearModel`.
 
-One builder covers three uses (docs ``docs/ps_locality.md``, all [ours] as formulated here):
+One builder covers three uses (docs ``optsched/problems/ps_locality/README.md``, all [ours] as formulated here):
 
 * one bucket per slot: the time-indexed IP (``milp``) and its LP relaxation (``lp``, ``rr``);
 * wider buckets (``bucket_starts``) on the *pooled* data of :func:`pooled_data`: the lower bound
@@ -25,7 +25,7 @@ job has arrived for):
 
 All three switches keep an exact IP (``cumulative = False`` replaces ``cover`` by the aggregate
 row ``sum_b progress / V_i >= 1``, which with the ``active`` rows still defines C_i); they exist to
-measure what each family is worth to the LP bound (``docs/ps_locality.md``).
+measure what each family is worth to the LP bound (``optsched/problems/ps_locality/README.md``).
 
 Construction is vectorized: index arrays built by broadcasting, O(nnz) memory, no Python loop
 over entries.
@@ -200,7 +200,7 @@ def build_model(data: ModelData, *, bucket_starts: np.ndarray | None = None, cum
 def pooled_data(instance: PsLocalityInstance) -> ModelData:
     """The offline data with all machines pooled into one (capacity = the sum) and each job's
     co-located width capped by the most workers that fit co-located on one machine: a
-    relaxation (proof: ``docs/ps_locality.md#lower-bounds``) with H times fewer columns."""
+    relaxation (proof: ``optsched/problems/ps_locality/README.md#lower-bounds-ours``) with H times fewer columns."""
     data = offline_data(instance)
     dw, dp, fan, W = instance.worker_demand, instance.ps_demand, instance.ps_fan, instance.max_workers
     data.colo_workers = np.max([_max_width(dw, dp, fan, W, c) for c in instance.capacity], axis=0)

@@ -1,9 +1,9 @@
 """``rar-makespan``: offline makespan of ring-all-reduce jobs under contention
-(``docs/ring_allreduce.md``; MobiHoc'22, read in full).
+(``optsched/problems/rar_makespan/README.md``; MobiHoc'22, read in full).
 
 Methods: ``sjf-bco`` [paper] with Theorem 5's bound, baselines ``ff``, ``ls``, ``random`` [paper],
 ``milp`` (contention-free time-indexed MILP: a lower bound on OPT, kind ``bound``) and ``brute``
-(exact over every plan of the solution schema; tiny instances). Docs: ``docs/ring_allreduce.md``.
+(exact over every plan of the solution schema; tiny instances). Docs: ``optsched/problems/rar_makespan/README.md``.
 """
 
 from __future__ import annotations

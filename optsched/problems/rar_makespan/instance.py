@@ -1,6 +1,6 @@
 """The ``rar-makespan`` instance, its placement plans and the checker's slot simulation.
 
-Objective (authoritative, docs ``docs/ring_allreduce.md``): the makespan, in slots, of the slot-by-slot
+Objective (authoritative, docs ``optsched/problems/rar_makespan/README.md``): the makespan, in slots, of the slot-by-slot
 simulation of a placement plan: each slot the iteration time of every running job is recomputed
 from the set of running jobs (contention), and a job completes when its cumulative iterations
 reach ``iterations``.

@@ -12,9 +12,9 @@ from .problem import PROBLEM
 
 def _theorem5_applies(inst) -> tuple[bool, str]:
     # at n_g = 1 the statement would make SJF-BCO exact for single-GPU jobs (P||Cmax, NP-hard), and
-    # it is false there: docs/ring_allreduce.md#theorem-5 gives a 4-job counterexample
+    # it is false there: optsched/problems/rar_makespan/README.md#theorem-5 gives a 4-job counterexample
     if inst.max_gpus < 2:
-        return False, "n_g = 1: the statement is false for single-GPU jobs (docs/ring_allreduce.md#theorem-5)"
+        return False, "n_g = 1: the statement is false for single-GPU jobs (optsched/problems/rar_makespan/README.md#theorem-5)"
     return True, f"n_g = {inst.max_gpus} >= 2"
 
 
@@ -24,7 +24,7 @@ THEOREM5 = Guarantee(
     reference="OPT",
     statement="makespan <= n_g * phi * (u / l) * OPT (n_g = max_j G_j >= 2, phi from the instance); the paper's "
               "proof is not verified here and the statement is false at n_g = 1: empirical for n_g >= 2",
-    source="paper", proof="docs/ring_allreduce.md#theorem-5", applies=_theorem5_applies)
+    source="paper", proof="optsched/problems/rar_makespan/README.md#theorem-5", applies=_theorem5_applies)
 
 PROBLEM.method(
     "sjf-bco", kind="approximation", fidelity="paper", guarantee=THEOREM5,

@@ -19,7 +19,7 @@ jobs as early as their GPU queues allow), and a lower bound on the contended OPT
 overhead only lengthen iterations, so every plan's contended makespan is at least its
 contention-free one (by induction along the plan order). A spread job whose ``h`` puts every GPU
 on one server is charged ``d_sp >= d_in``: dominated by the contained option, so the optimum is
-unaffected. Proof in ``docs/ring_allreduce.md#milp-bound``.
+unaffected. Proof in ``optsched/problems/rar_makespan/README.md#milp-bound``.
 """
 
 from __future__ import annotations

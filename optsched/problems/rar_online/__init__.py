@@ -1,10 +1,10 @@
 """``rar-online``: online scheduling of elastic ring-all-reduce jobs with utilities
-(``docs/ring_allreduce.md``; GADGET, INFOCOM'22: only its abstract is public, so ``gadget`` is a
+(``optsched/problems/rar_online/README.md``; GADGET, INFOCOM'22: only its abstract is public, so ``gadget`` is a
 reconstruction). Methods: ``gadget`` (posted prices, DP best response, greedy ring embedding;
 empirical, no registered guarantee), ``fifo`` and ``tiresias-las`` (baselines on the shared
 simulator), ``milp`` (offline optimum, small instances) and ``lp`` (its relaxation, an upper bound).
 Network: flat server uplinks, or a graph (``links``) with fixed routes between servers.
-Docs: ``docs/ring_allreduce.md#rar-online``.
+Docs: ``optsched/problems/rar_online/README.md#rar-online``.
 """
 
 from __future__ import annotations

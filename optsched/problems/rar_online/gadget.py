@@ -1,6 +1,6 @@
 """``gadget`` and ``gadget-exact``: posted-price online scheduling of elastic RAR jobs
 [reconstruction of GADGET, INFOCOM'22, whose details are not public; pricing after the online
-primal-dual framework of OASiS, Bao et al. INFOCOM'18]. Docs: ``docs/ring_allreduce.md#gadget``.
+primal-dual framework of OASiS, Bao et al. INFOCOM'18]. Docs: ``optsched/problems/rar_online/README.md#gadget``.
 
 Resources k: the GPU pool of each server and the uplink of each server (graph network: each link),
 in each slot (those of positive capacity; |K| of them). With V1 the largest utility one job can earn alone on the empty

@@ -1,5 +1,5 @@
-"""The ``rar-online`` instance and its checker (docs ``docs/ring_allreduce.md``; the model
-beyond the GADGET abstract is [ours], docs ``docs/ring_allreduce.md#rar-online``).
+"""The ``rar-online`` instance and its checker (docs ``optsched/problems/rar_online/README.md``; the model
+beyond the GADGET abstract is [ours], docs ``optsched/problems/rar_online/README.md#rar-online``).
 
 Slots t = 0..T-1 of ``slot_s`` seconds. Job j arrives at the start of slot ``arrival`` and may get,
 in each slot t >= arrival, between 0 and ``max_workers`` workers: all on one server (the ring

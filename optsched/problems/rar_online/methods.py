@@ -70,7 +70,7 @@ def _theorem_g_applies(inst):
 THEOREM_G = Guarantee(
     form="multiplicative", sense=">=", value=lambda inst: pricing(inst).ratio, reference="OPT",
     statement="ALG >= OPT (2 - beta) / (2 alpha beta^2), beta = max_k b_k^eps < 2; -> OPT / (2 alpha) as eps -> 0",
-    source="ours", proof="docs/ring_allreduce.md#theorem-g", applies=_theorem_g_applies)
+    source="ours", proof="optsched/problems/rar_online/README.md#theorem-g", applies=_theorem_g_applies)
 
 def _exact_applicable(inst):
     if inst.is_graph and len(inst.servers) > EXACT_MAX_GRAPH_SERVERS:
@@ -85,7 +85,7 @@ def _exact_applicable(inst):
 def gadget_exact(instance, ctx):
     """GADGET-style online scheduling with an exact best response [reconstruction; guarantee ours].
 
-    Guarantee (Theorem G, ``docs/ring_allreduce.md#theorem-g``): on the flat network, with the plain
+    Guarantee (Theorem G, ``optsched/problems/rar_online/README.md#theorem-g``): on the flat network, with the plain
     utility objective and ``beta < 2``, ``ALG >= OPT (2 - beta) / (2 alpha beta^2)`` (``Pricing`` gives alpha, beta).
     O(sum_j (T - a_j) (F_j + 1) Wmax_j + S Wmax^2 per slot and job), plus the simulator.
     """

@@ -1,4 +1,4 @@
-"""``smd``: parameter-server resource allocation as a sum of ratios (docs ``docs/smd.md``).
+"""``smd``: parameter-server resource allocation as a sum of ratios (docs ``optsched/problems/smd/README.md``).
 
 Yu, Wu, Ji, Liu, "A Sum-of-Ratios Multi-Dimensional-Knapsack Decomposition for DNN Resource
 Scheduling", IEEE INFOCOM 2021 (arXiv 2105.13855). Each job gets (workers, parameter servers)

@@ -41,7 +41,7 @@ def milp(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """Exact: the MC-MKP over every (w, s) and defer, ``mip_rel_gap = 0`` unless overridden.
 
     With enumerable configurations the objective is linear in the choice variables, so this is
-    OPT (docs ``docs/smd.md``, [ours]). ``prune`` drops dominated columns first (exact; see
+    OPT (docs ``optsched/problems/smd/README.md``, [ours]). ``prune`` drops dominated columns first (exact; see
     :mod:`.configurations`). A time limit returns ``time_limit`` with the incumbent, bound and gap.
     Size: one column per kept configuration, one row per job and per resource.
 
@@ -74,7 +74,7 @@ def deferral_penalty_bound(instance: SmdInstance) -> float:
 def lp_round(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """Round a basic optimal LP solution: fractional jobs to defer (or (1, 1) if not deferrable).
 
-    Guarantee [ours; proof in ``docs/smd.md#lp-round``]: when every job is deferrable,
+    Guarantee [ours; proof in ``optsched/problems/smd/README.md#lp-round-additive-bound``]: when every job is deferrable,
     ``ALG <= LP + sum_{fractional i} (omega_i defer_i - min_c cost_ic)
     <= OPT + |Res| max_i (omega_i defer_i - min_c cost_ic)``. The LP solution is basic, so at most
     |Res| jobs are fractional: asserted (a :class:`SolverError` otherwise). With ``fill`` the

@@ -21,7 +21,7 @@ bounds are classical]:
 Reported bound: ``min(incumbent, bounds of the closed and of the open nodes)``: every feasible
 solution lies in some leaf of the tree, so this is a lower bound on OPT at every moment; when no
 node is open it is at least ``incumbent / (1 + eps)``, i.e. ``ALG <= (1 + eps) OPT``
-(``docs/smd.md#smd-certified-bound``).
+(``optsched/problems/smd/README.md#smd-certified-bound``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The SMD instance (jobs with layer profiles, pooled capacities, NIC bandwidths) and its checker.
 
-Objective (authoritative, docs ``docs/smd.md``)::
+Objective (authoritative, docs ``optsched/problems/smd/README.md``)::
 
     sum_{run} omega_i ceil(E_i D_i / (w_i mb_i)) tau_i(w_i, s_i)  +  sum_{deferred} omega_i defer_i
 
@@ -40,7 +40,7 @@ CAPACITY_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class SmdJob(Record):
-    """One parameter-server training job (notation of ``docs/smd.md``).
+    """One parameter-server training job (notation of ``optsched/problems/smd/README.md``).
 
     ``forward_s[l]``, ``backward_s[l]``: seconds per mini-batch on one worker; ``parameter_bytes[l]``:
     layer l's parameters; ``epochs`` E, ``dataset_samples`` D, ``minibatch`` mb (per worker);
@@ -224,7 +224,7 @@ def _int_list(value, n: int) -> bool:
 def check(instance: SmdInstance, solution) -> CheckReport:
     """Verify a solution from the instance alone and compute the objective (with the ceiling).
 
-    ``tau`` is evaluated with the recursion as written in ``docs/smd.md``
+    ``tau`` is evaluated with the recursion as written in ``optsched/problems/smd/README.md``
     (:func:`~optsched.workloads.layer_timing.iteration_time_recursive`), independently of the
     envelope the methods use.
     """

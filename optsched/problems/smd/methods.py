@@ -36,7 +36,7 @@ PROBLEM.method(
     guarantee=Guarantee(
         form="additive", sense="<=", value=deferral_penalty_bound, reference="OPT",
         statement="ALG <= OPT + |Res| * max_i (omega_i defer_i - min_c cost_ic)", source="ours",
-        proof="docs/smd.md#lp-round-additive-bound", applies=_all_deferrable),
+        proof="optsched/problems/smd/README.md#lp-round-additive-bound", applies=_all_deferrable),
 )(algorithms.lp_round)
 
 PROBLEM.method(
@@ -48,7 +48,7 @@ PROBLEM.method(
         statement=f"ALG <= (1 + target_gap) * OPT, target_gap = {DEFAULT_TARGET_GAP} by default (the record's "
                   "bound certifies it per run); not when the run stops at its time limit (status time_limit) or a "
                   "node LP fails (stats certify = lp_failed, stated in the record's reason)",
-        source="ours", proof="docs/smd.md#smd-certified-bound"),
+        source="ours", proof="optsched/problems/smd/README.md#smd-certified-bound"),
     options={
         "target_gap": Option(float, DEFAULT_TARGET_GAP, "branch and bound until ALG <= (1 + target_gap) * "
                                                         "certified bound (0: prove OPT; inf: bound only)"),

@@ -1,8 +1,8 @@
 """SMD: sum-of-ratios outer loop over multiple-choice knapsack inner problems (reconstruction).
 
-Our reading (docs ``docs/smd.md``; fidelity ``reconstruction``) of Yu, Wu, Ji, Liu, INFOCOM 2021, whose
+Our reading (docs ``optsched/problems/smd/README.md``; fidelity ``reconstruction``) of Yu, Wu, Ji, Liu, INFOCOM 2021, whose
 algorithm text is not public beyond the abstract [paper: sum of ratios decomposed into
-multi-dimensional knapsack subproblems]. Every detail below is [ours]; ``docs/smd.md`` describes it
+multi-dimensional knapsack subproblems]. Every detail below is [ours]; ``optsched/problems/smd/README.md`` describes it
 with what we observe. The outer loop alone has no guarantee; the certification stage (5.) gives one.
 
 Ratio form: job i's surrogate completion time is ``omega_i F_i / g_i`` with ``F_i = (E_i D_i / mb_i)
@@ -33,7 +33,7 @@ solutions, each first improved by one greedy pass on the true cost (``polish``).
    while ``(1 + target_gap) * bound`` is below the incumbent, best-first branch and bound over the
    linearized ratio terms with LP node bounds (``ctx.solve_model``). The reported value and bound
    satisfy ``bound <= OPT`` and ``ALG <= (1 + target_gap) * bound`` unless the time limit stopped
-   the run (``docs/smd.md#smd-certified-bound``).
+   the run (``optsched/problems/smd/README.md#smd-certified-bound``).
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def _solver_inner(ctx: SolveContext, kind: str, a: np.ndarray, cfg: Configuratio
 def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
     """SMD: parametric sum-of-ratios outer loop, Lagrangian-decomposed MC-MKP inner step.
 
-    Problem: minimize the weighted sum of completion times (docs ``docs/smd.md``). Guarantee [ours; the
+    Problem: minimize the weighted sum of completion times (docs ``optsched/problems/smd/README.md``). Guarantee [ours; the
     paper states one whose form is not public to us]: ``OPT <= ALG <= (1 + target_gap) * OPT``
     (default ``target_gap = 0.005``) when the run ends before its time limit; every result carries
     its certified ``bound <= OPT`` (the record's ``bound`` and ``gap``), also on a time limit.
@@ -264,7 +264,7 @@ def smd(instance: SmdInstance, ctx: SolveContext) -> Outcome:
              "final_inner_gap_rel": gap / max(abs(current.upper), abs(current.lower), 1e-12),
              "steps": steps, "columns": cfg.num_columns, **counters, "outer_value": best_value}
     # certification [ours]: the Lagrangian bound on the true costs, then branch and bound over the
-    # linearized ratio terms until ALG <= (1 + target_gap) * bound (docs/smd.md#smd-certified-bound)
+    # linearized ratio terms until ALG <= (1 + target_gap) * bound (optsched/problems/smd/README.md#smd-certified-bound)
     cert = certify(ctx, cfg, cap, best_choice, target_gap=opts["target_gap"], prices=start.prices,
                    rounding=opts["node_rounding"])
     stats.update(certify=cert.stop, root_bound=cert.root_bound, bnb_nodes=cert.nodes,

@@ -1,9 +1,9 @@
-"""``srpt``: online scheduling of DL jobs with predictions (A-SRPT; docs ``docs/online.md``).
+"""``srpt``: online scheduling of DL jobs with predictions (A-SRPT; docs ``optsched/problems/srpt/README.md``).
 
 A GPU cluster receives jobs with job graphs (rings, chains, grids), true and predicted iteration
 counts; the objective is total flow time. Methods: ``a-srpt`` (online, reconstruction),
 baselines ``fifo``, ``sjf-oracle``, ``tiresias-las`` (each with heuristic or random placement),
-and the lower bound ``lb`` (kind ``bound``). No exact method: see ``docs/online.md#srpt``.
+and the lower bound ``lb`` (kind ``bound``). No exact method: see ``optsched/problems/srpt/README.md#srpt``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ None of the scheduling methods has a registered guarantee (no proof written for 
 variant): T7 reports their flow time against the lower bound ``lb``. ``srpt`` has no exact
 method: the offline optimum of total flow time with gang scheduling, placement-dependent speeds
 and restart overheads is not computed by optsched, so the conformance suite checks feasibility,
-checker agreement and that ``lb`` never exceeds a method's flow time (``docs/online.md#srpt``).
+checker agreement and that ``lb`` never exceeds a method's flow time (``optsched/problems/srpt/README.md#srpt``).
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def srpt_total_flow(arrivals, sizes) -> float:
 def lower_bound(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     """``LB = max(SRPT flow on the virtual machine with true sizes g_j n_j tau_lb_j / G,
     sum_j n_j tau_lb_j)`` -- a lower bound on every feasible schedule's total flow time
-    (proof: ``docs/online.md#lower-bound``). O(n log n) plus a min cut per large job."""
+    (proof: ``optsched/problems/srpt/README.md#lower-bound``). O(n log n) plus a min cut per large job."""
     memo: dict[tuple, float] = {}   # the floor depends on the job's kind only (GPUs, graph, compute)
 
     def floor(job):

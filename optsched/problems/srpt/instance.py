@@ -1,4 +1,4 @@
-"""The A-SRPT instance (cluster + job stream with job graphs) and its checker (docs ``docs/online.md``).
+"""The A-SRPT instance (cluster + job stream with job graphs) and its checker (docs ``optsched/problems/srpt/README.md``).
 
 optsched's formulation [ours, after the abstract of Luo, Liu, Lee & Shroff, arXiv 2501.05563]:
 

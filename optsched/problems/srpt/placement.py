@@ -1,4 +1,4 @@
-"""Placement of a job graph onto free GPUs, minimizing the cut weight (docs ``docs/online.md``) [ours].
+"""Placement of a job graph onto free GPUs, minimizing the cut weight (docs ``optsched/problems/srpt/README.md``) [ours].
 
 Problem: given free GPUs per server and a job graph with ``g`` nodes (edge weight = bytes per
 iteration), assign each node to a server, at most ``free[s]`` nodes on server s, minimizing the

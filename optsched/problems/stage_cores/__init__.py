@@ -1,5 +1,5 @@
 """``stage-cores``: integer CPU cores per preprocessing stage (BGL's resource isolation; docs
-``docs/graph_partition.md``).
+``optsched/problems/stage_cores/README.md``).
 
 Maximize the slowest stage's throughput ``min_i r_i c_i`` with ``sum c_i <= C``. Methods: ``milp``,
 ``greedy`` (exact, marginal allocation), ``brute`` (tests); baselines ``equal``, ``proportional``.

@@ -2,7 +2,7 @@
 
 * :func:`greedy_bottleneck` [classical: marginal allocation, Fox 1966]: start every stage at
   ``min_cores``, give each remaining core to the current bottleneck stage (lowest ``r_i c_i``; ties
-  to the lowest index). Guarantee: ``ALG = OPT`` (proof in ``docs/graph_partition.md#stage-cores``:
+  to the lowest index). Guarantee: ``ALG = OPT`` (proof in ``optsched/problems/stage_cores/README.md#stage-cores``:
   while the minimum is below OPT, the bottleneck stage ``j`` has ``c_j < ceil(OPT / r_j)``, so
   greedy never exceeds the core counts OPT needs). O(C log S) with a heap.
 * :func:`brute_force` -- every composition of the cores (tests).

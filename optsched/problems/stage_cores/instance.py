@@ -1,6 +1,6 @@
 """The ``stage-cores`` instance (resource isolation of GNN preprocessing stages) and its checker.
 
-Objective (authoritative; docs ``docs/graph_partition.md`` [recon], optsched's formulation): maximize the pipeline
+Objective (authoritative; docs ``optsched/problems/stage_cores/README.md`` [recon], optsched's formulation): maximize the pipeline
 throughput ``min_i rate_per_core[i] * c_i`` over integer core counts ``c_i >= min_cores`` with
 ``sum_i c_i <= cores``.
 

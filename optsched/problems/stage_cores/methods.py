@@ -35,7 +35,7 @@ def milp(instance, ctx: SolveContext) -> Outcome:
                 guarantee=Guarantee(form="multiplicative", sense=">=", value=lambda inst: 1.0, reference="OPT",
                                     statement="ALG = OPT (greedy marginal allocation is exact for max-min of "
                                               "increasing stage throughputs)", source="classical",
-                                    proof="docs/graph_partition.md#stage-cores"))
+                                    proof="optsched/problems/stage_cores/README.md#stage-cores"))
 def greedy(instance, ctx: SolveContext) -> Outcome:
     _require_feasible(instance)
     return _outcome(instance, algorithms.greedy_bottleneck(instance.rate_per_core, instance.cores,

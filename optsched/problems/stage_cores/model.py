@@ -1,4 +1,4 @@
-"""The integer program of ``stage-cores`` [recon, docs ``docs/graph_partition.md``]: maximize ``t`` subject to
+"""The integer program of ``stage-cores`` [recon, docs ``optsched/problems/stage_cores/README.md``]: maximize ``t`` subject to
 ``t <= r_i c_i``, ``sum_i c_i <= C``, ``c_i >= min_cores`` integer."""
 
 from __future__ import annotations
