@@ -118,8 +118,8 @@ def readme_blocks() -> dict[str, str]:
     others = [m.name for m in p.methods.values() if m.name not in (ref.name, approx.name) and m.kind == "baseline"]
     compared = [approx.name] + others[:1]
     backend = ref.uses_backend
-    python = [f"Here `{name}` ({p.title}): the first registered problem with an exact reference method and a",
-              "method that carries a registered guarantee.", "", "```python", "import optsched", "",
+    python = [f"Here `{name}` ({p.title}):", "the first registered problem with an exact reference method and "
+              "a method that carries a registered guarantee.", "", "```python", "import optsched", "",
               f'inst = optsched.generate("{name}", seed=7, preset="{ex["preset"]}")',
               f'exact = optsched.solve(inst, "{ref.name}")                # the reference method ({ref.kind})',
               f'approx = optsched.solve(inst, "{approx.name}")           # the method with the registered guarantee',

@@ -23,7 +23,7 @@ MAX_MAGNITUDE = 1e50
 #: largest magnitude of an integer in an instance [ours]: 2^53, the last integer a float64 holds
 #: exactly (objectives mix integer fields with floats and numpy stores them as int64 or float64;
 #: an integer past int64 raised OverflowError deep inside ten problems). Fields whose algorithms
-#: iterate over their value have tighter bounds in the problem's ``validate`` (docs/<problem>.md).
+#: iterate over their value have tighter bounds in the problem's ``validate`` (the problem's page, ``optsched/problems/<folder>/README.md``).
 MAX_INTEGER = 2**53
 
 
