@@ -91,11 +91,6 @@ def test_generated_blocks_are_fresh():
     assert render_readme(text) == text, "README.md is stale: run python -m optsched.docs_build"
 
 
-def _hand_written(text: str) -> str:
-    """The README without its generated blocks."""
-    return re.sub(r"<!-- BEGIN generated:([\w-]+) .*?<!-- END generated:\1 -->", "", text, flags=re.S)
-
-
 def test_the_hand_written_text_names_no_problem(tmp_path, monkeypatch):
     """Outside its generated blocks, the README names no problem (placeholders stand in)."""
     import sys
@@ -104,7 +99,9 @@ def test_the_hand_written_text_names_no_problem(tmp_path, monkeypatch):
     import test_one_folder
 
     copy = tmp_path / "README.md"
-    copy.write_text(_hand_written(README.read_text()))
+    from optsched.docs_build import strip_generated
+
+    copy.write_text(strip_generated(README.read_text()))
     monkeypatch.setattr(test_one_folder, "ROOT", tmp_path)
     assert not test_one_folder.mentions(["README.md"])
     # and the check is not vacuous: the generated blocks do name problems
