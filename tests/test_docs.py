@@ -175,3 +175,22 @@ def test_the_templates_name_no_problem():
     assert templates
     found = mentions(templates)
     assert not found, "a template names a problem:\n" + "\n".join(found)
+
+
+def test_help_excerpts_in_the_fragments_are_the_real_help():
+    """A fragment of ``docs/cli.md`` that shows ``--help`` output (a ```text block after
+    "(`optsched ... --help`, ...):") shows lines the command really prints, so it cannot go stale."""
+    import os
+    import subprocess
+    import sys
+
+    shown = 0
+    for path in sorted((DOCS.parent / "optsched" / "problems").glob("*/docs/cli.md")):
+        for command, block in re.findall(r"\(`optsched ([^`]+ --help)`[^)]*\):\n\n```text\n(.*?)```", path.read_text(), re.S):
+            env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(DOCS.parent)}
+            out = subprocess.run([sys.executable, "-m", "optsched.cli", *command.split()], capture_output=True,
+                                 text=True, env=env, timeout=120, cwd=DOCS.parent).stdout.splitlines()
+            lines = [line for line in block.splitlines() if line.strip() not in ("", "...")]
+            assert lines and all(line in out for line in lines), (path, command, [x for x in lines if x not in out])
+            shown += 1
+    assert shown >= 2
