@@ -25,7 +25,9 @@ release = __import__("optsched").__version__
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax", "optsched_site"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "img/README.md"]
+# _templates: the problem-free templates of the generated cross-cutting pages (python -m
+# optsched.docs_build writes docs/<topic>.md from them and the problems' fragments); not pages
+exclude_patterns = ["_build", "img/README.md", "_templates"]
 myst_heading_anchors = 4
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 # The pages mark sections with HTML anchors (<a id="x"></a>, which GitHub renders too); MyST checks

@@ -47,9 +47,6 @@ ALLOWED = {
     ("optsched/core/datasets.py", 'DataSet("mknap", "mknap", "talentam/AI_method_memetic_algorithm", '
                                   '"7261e27aa87913cb8284ebab5dda4bd43533e64f",'):
         "a data set's name and its directory under OPTSCHED_DATA_DIR (the shared data layout)",
-    ("optsched/plotting/style.py", '"smd": "#4477aa", "ada-grouper": "#4477aa", "oracle": "#000000", '
-                                   '"local-search": "#66ccee",'):
-        "the colour of the method 'smd', which has its problem's name",
 }
 
 

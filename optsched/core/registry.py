@@ -17,6 +17,7 @@ Everything registered is exercised by the conformance suite (:mod:`optsched.core
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
@@ -225,8 +226,13 @@ class Method:
     randomized: bool = False
     #: (bool, reason): whether the method can run on this instance (e.g. brute force: tiny only)
     applicable: Callable[[Any], tuple[bool, str]] = always_applies
+    #: the method's colour in every figure ("#rrggbb"), declared by its problem; None: the shared
+    #: colour of its name (``optsched.plotting.style.METHOD_COLORS``) or a stable palette colour
+    color: str | None = None
 
     def __post_init__(self):
+        if self.color is not None and not re.fullmatch(r"#[0-9a-f]{6}", self.color):
+            raise ValueError(f"{self.problem}/{self.name}: color must be '#rrggbb' (lower case), got {self.color!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.problem}/{self.name}: kind must be one of {KINDS}")
         if self.fidelity not in FIDELITIES:
@@ -357,7 +363,7 @@ class Problem:
 
     def method(self, name: str, *, kind: str, fidelity: str, summary: str, guarantee: Guarantee | None = None,
                options: dict[str, Option] | None = None, uses_backend: bool = False, randomized: bool = False,
-               applicable: Callable | None = None):
+               applicable: Callable | None = None, color: str | None = None):
         """Decorator registering ``func(instance, ctx) -> Outcome`` as a method of this problem."""
         def register(func):
             if name in self.methods:
@@ -365,7 +371,7 @@ class Problem:
             self.methods[name] = Method(problem=self.name, name=name, kind=kind, fidelity=fidelity, run=func,
                                         summary=summary, guarantee=guarantee, options=dict(options or {}),
                                         uses_backend=uses_backend, randomized=randomized,
-                                        applicable=applicable or always_applies)
+                                        applicable=applicable or always_applies, color=color)
             return func
         return register
 

@@ -35,17 +35,16 @@ KEY_PALETTE = tuple(c for c in PALETTE if c not in ("#000000", "#bbbbbb"))
 #: width of one column and of a full page (two columns) of a paper, inches
 COLUMN_IN, PAGE_IN = 3.4, 7.0
 
-#: fixed colours of the methods that appear in many figures (exact optima and bounds in black and
-#: grey; a method keeps its colour in every figure of every problem and experiment)
+#: fixed colours of the method names shared by many problems (exact optima and bounds in black and
+#: grey; a method keeps its colour in every figure of every problem and experiment). A method of
+#: one problem declares its colour on its registration instead (``PROBLEM.method(..., color=...)``).
 METHOD_COLORS = {
     "milp": "#000000", "opt": "#000000", "brute": "#000000", "exhaustive": "#000000", "min": "#000000",
-    "lp": "#777777", "lb": "#777777", "bound": "#777777", "lower-bound": "#777777", "antichain-dp": "#000000",
+    "lp": "#777777", "lb": "#777777", "bound": "#777777", "lower-bound": "#777777",
     "threshold": "#4477aa", "fixed-price": "#ee6677", "greedy": "#228833", "lp-round": "#ccbb44",
-    "learned": "#aa3377", "a-srpt": "#4477aa", "fifo": "#ee6677", "sjf-oracle": "#228833",
-    "tiresias-las": "#ccbb44", "1f1b": "#4477aa", "gpipe": "#ee6677", "dp": "#4477aa", "metis": "#ee6677",
-    "bgl": "#4477aa", "hash": "#bbbbbb", "random": "#bbbbbb", "marl": "#aa3377", "gadget": "#4477aa",
-    "smd": "#4477aa", "ada-grouper": "#4477aa", "oracle": "#000000", "local-search": "#66ccee",
-    "kfkb": "#228833", "list": "#ccbb44", "adsp-search": "#4477aa", "lru": "#ee6677",
+    "learned": "#aa3377", "fifo": "#ee6677", "tiresias-las": "#ccbb44", "dp": "#4477aa", "metis": "#ee6677",
+    "hash": "#bbbbbb", "random": "#bbbbbb", "oracle": "#000000", "local-search": "#66ccee",
+    "list": "#ccbb44", "lru": "#ee6677",
 }
 
 DEFAULT_STYLE: dict[str, Any] = {
@@ -68,8 +67,10 @@ def color_for(index: int) -> str:
 
 def method_color(name: str) -> str:
     """The colour of a method in every figure: :data:`METHOD_COLORS` for the common names (the
-    part after ``problem/`` counts), else a palette colour chosen by a stable digest of the name
-    (the same in every run and process, unlike ``hash``).
+    part after ``problem/`` counts), else the colour its problem declares on the method's
+    registration (for ``problem/method``, that problem's; for a bare name, the first registered
+    problem, in name order, declaring one for a method of that name), else a palette colour chosen
+    by a stable digest of the name (the same in every run and process, unlike ``hash``).
 
     >>> method_color("some-new-method") == method_color("x/some-new-method")
     True
@@ -77,8 +78,29 @@ def method_color(name: str) -> str:
     short = str(name).rsplit("/", 1)[-1]
     if short in METHOD_COLORS:
         return METHOD_COLORS[short]
+    declared = _declared_color(str(name))
+    if declared is not None:
+        return declared
     digest = int(hashlib.sha256(short.encode()).hexdigest(), 16)
     return PALETTE[digest % len(PALETTE)]
+
+
+def _declared_color(name: str) -> str | None:
+    """The colour a registered problem declares for the method ``name`` (``problem/method`` or a
+    bare method name), or None."""
+    from optsched.core.registry import problems as registered
+
+    problems = registered()
+    if "/" in name:
+        problem, short = name.rsplit("/", 1)
+        candidates = [problems[problem]] if problem in problems else []
+    else:
+        short, candidates = name, [problems[p] for p in sorted(problems)]
+    for problem in candidates:
+        method = problem.methods.get(short)
+        if method is not None and method.color is not None:
+            return method.color
+    return None
 
 
 def set_style(rc: dict | None = None, **params) -> None:

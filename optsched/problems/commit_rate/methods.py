@@ -7,7 +7,7 @@ from optsched.core.registry import Option
 from . import algorithms, baselines
 from .problem import PROBLEM
 
-PROBLEM.method("adsp-search", kind="online", fidelity="reconstruction",
+PROBLEM.method("adsp-search", color="#4477aa", kind="online", fidelity="reconstruction",
                summary="hill-climb C from 1, one check period each, loss-curve-fit reward (onlineSearch1Min)",
                )(algorithms.adsp_search)
 PROBLEM.method("exhaustive", kind="heuristic", fidelity="ours",

@@ -52,7 +52,7 @@ def brute(instance, ctx: SolveContext) -> Outcome:
     return out
 
 
-@PROBLEM.method("bgl", kind="heuristic", fidelity="reconstruction", randomized=True,
+@PROBLEM.method("bgl", color="#4477aa", kind="heuristic", fidelity="reconstruction", randomized=True,
                 summary="multi-level BGL: BFS-block coarsening, greedy block assignment with balance, FM per level",
                 options={"block_size": Option(int, algorithms.BGL_BLOCK_SIZE, "nodes per BFS block at each level"),
                          "vcycles": Option(int, 2, "V-cycles (further ones re-coarsen inside the parts) [ours]"),

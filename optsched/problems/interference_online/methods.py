@@ -33,7 +33,7 @@ PROBLEM.method("gandiva-pack", kind="baseline", fidelity="ours",
 PROBLEM.method("sjf-least-interference", kind="online", fidelity="ours",
                summary="shortest isolated run time first, least-interference placement (duration-aware reference)",
                )(algorithms.sjf_least_interference)
-PROBLEM.method("marl", kind="online", fidelity="reconstruction",
+PROBLEM.method("marl", color="#aa3377", kind="online", fidelity="reconstruction",
                summary="one agent per rack over a hierarchical GPU->server->rack encoder, shared critic, "
                        "actor-critic-trained in jax; numpy inference from stored weights",
                options={"weights": Option(str, "", "weights JSON (empty: the committed weights of weights_seed)"),

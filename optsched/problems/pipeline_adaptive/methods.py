@@ -8,7 +8,7 @@ from . import algorithms
 from .algorithms import BRUTE_MAX_SEQUENCES, brute_sequence_count
 from .problem import PROBLEM
 
-PROBLEM.method("ada-grouper", kind="online", fidelity="reconstruction",
+PROBLEM.method("ada-grouper", color="#4477aa", kind="online", fidelity="reconstruction",
                summary="past-only adaptive kFkB group size with amortized switching (Ada-Grouper's idea)"
                )(algorithms.ada_grouper)
 PROBLEM.method("fixed", kind="baseline", fidelity="ours",

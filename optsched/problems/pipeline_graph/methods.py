@@ -33,7 +33,7 @@ def _chain_ok(inst) -> tuple[bool, str]:
     return True, "the one-path linearization covers the graph"
 
 
-PROBLEM.method("antichain-dp", kind="exact", fidelity="ours",
+PROBLEM.method("antichain-dp", color="#000000", kind="exact", fidelity="ours",
                summary="bisection on T + min-workers DP over every down-set (PipeDream's antichain space)"
                )(algorithms.antichain_dp)
 

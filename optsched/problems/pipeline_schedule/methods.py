@@ -8,15 +8,15 @@ from . import algorithms
 from .algorithms import BRUTE_MAX_ORDERS, brute_order_count
 from .problem import PROBLEM
 
-PROBLEM.method("gpipe", kind="baseline", fidelity="paper", applicable=algorithms.fits_caps("gpipe"),
+PROBLEM.method("gpipe", color="#ee6677", kind="baseline", fidelity="paper", applicable=algorithms.fits_caps("gpipe"),
                summary="GPipe: all forwards, then all backwards (reverse order); peak in flight M"
                )(algorithms.gpipe)
 
-PROBLEM.method("1f1b", kind="baseline", fidelity="code", applicable=algorithms.fits_caps("1f1b"),
+PROBLEM.method("1f1b", color="#4477aa", kind="baseline", fidelity="code", applicable=algorithms.fits_caps("1f1b"),
                summary="1F1B / PipeDream-Flush: K-1-k warm-up forwards, alternate, drain"
                )(algorithms.one_f_one_b)
 
-PROBLEM.method("kfkb", kind="baseline", fidelity="reconstruction",
+PROBLEM.method("kfkb", color="#228833", kind="baseline", fidelity="reconstruction",
                summary="kFkB: 1F1B on groups of group_size microbatches (Ada-Grouper's family)",
                options={"group_size": Option(int, 2, "microbatches per group (>= 1; 1 is 1F1B)")},
                )(algorithms.kfkb)

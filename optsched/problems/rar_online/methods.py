@@ -33,7 +33,7 @@ def _policy_outcome(instance, policy, **stats) -> Outcome:
     return Outcome(solution={"allocations": allocations}, objective=value,
                    stats={"completed": sum(c is not None for c in completion), "gpu_slots": gpu_slots, **stats})
 
-@PROBLEM.method("gadget", kind="online", fidelity="reconstruction",
+@PROBLEM.method("gadget", color="#4477aa", kind="online", fidelity="reconstruction",
                 summary="posted prices per GPU pool / uplink or link and slot; DP best response over progress buckets "
                         "with greedy ring embedding; admit iff utility > cost (empirical ratio)",
                 options={"buckets": Option(int, 32, "progress buckets of the DP (more: less conservative)"),

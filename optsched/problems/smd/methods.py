@@ -40,7 +40,7 @@ PROBLEM.method(
 )(algorithms.lp_round)
 
 PROBLEM.method(
-    "smd", kind="approximation", fidelity="reconstruction", uses_backend=True,
+    "smd", color="#4477aa", kind="approximation", fidelity="reconstruction", uses_backend=True,
     summary="sum-of-ratios parametric outer loop, Lagrangian MC-MKP inner step; certified by a Lagrangian "
             "bound and LP branch and bound to within target_gap",
     guarantee=Guarantee(

@@ -10,7 +10,7 @@ from .problem import PROBLEM
 _PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)",
                     choices=("heuristic", "random", "milp"))
 
-PROBLEM.method("a-srpt", kind="online", fidelity="reconstruction",
+PROBLEM.method("a-srpt", color="#4477aa", kind="online", fidelity="reconstruction",
                summary="virtual single-machine SRPT order on predicted sizes + min-cut placement, preemptive",
                options={"placement": _PLACEMENT, "preemption": Option(bool, True, "preempt per the virtual order")},
                randomized=True)(algorithms.a_srpt)
@@ -18,7 +18,7 @@ PROBLEM.method("a-srpt", kind="online", fidelity="reconstruction",
 PROBLEM.method("fifo", kind="baseline", fidelity="ours", summary="first come first served, head-of-line blocking",
                options={"placement": _PLACEMENT}, randomized=True)(algorithms.fifo)
 
-PROBLEM.method("sjf-oracle", kind="baseline", fidelity="ours",
+PROBLEM.method("sjf-oracle", color="#228833", kind="baseline", fidelity="ours",
                summary="shortest true size first, backfilling, non-preemptive (reads true sizes)",
                options={"placement": _PLACEMENT}, randomized=True)(algorithms.sjf_oracle)
 
