@@ -106,3 +106,26 @@ def test_problem_pages_show_their_folders_readme_and_the_registry(site):
         missing = set(re.findall(r'<a id="([^"]+)"', text)) - ids
         assert not missing, f"{name}: anchors of the README missing on its page: {missing}"
         assert "Registered methods" in shown and all(words(m) in shown for m in p.methods)
+
+
+def test_links_are_retargeted_for_the_site(tmp_path):
+    """A README's links, as GitHub reads them, become the site's: a ``docs/`` page stays that page, a
+    problem folder's README becomes the problem's page, any other file of the repository its path in
+    code; anchors and external links are kept (no Sphinx needed)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("optsched_site_under_test", ROOT / "docs" / "_ext" / "optsched_site.py")
+    site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(site)
+    docs = tmp_path / "docs"
+    folder = tmp_path / "optsched" / "problems" / "a_b"
+    other = tmp_path / "optsched" / "problems" / "c_d" / "README.md"
+    readmes = {folder / "README.md": "a-b", other: "c-d"}
+    text = ("[g](../../../docs/guarantees.md#x) [o](../c_d/README.md#y) [s](#z) [w](https://e.org/a.md) "
+            "[r](../../../paper_repro/t1.py) ![i](../../../docs/img/a_b.png)")
+    out = site.rewrite_links(text, folder / "README.md", docs / "_generated" / "problems", docs, readmes)
+    assert out == ("[g](../../guarantees.md#x) [o](c-d.md#y) [s](#z) [w](https://e.org/a.md) "
+                   "r (`paper_repro/t1.py`) ![i](../../img/a_b.png)")
+    page = docs / "guarantees.md"
+    back = site.rewrite_links("[p](../optsched/problems/c_d/README.md#t)", page, docs, docs, readmes)
+    assert back == "[p](_generated/problems/c-d.md#t)"
