@@ -80,7 +80,9 @@ test-learn: $(LEARN_STAMP)
 	$(LEARN_PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(LEARN_TESTS)
 
 bench: $(STAMP)
-	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
+# a problem's benchmarks are tests/<folder>/bench_*.py (not collected by `make test`), the
+# cross-problem ones benchmarks/test_bench_*.py
+	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" -o python_files="test_*.py bench_*.py" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
 
 repro: $(STAMP)
 	@$(VENV)/bin/optsched data fetch --all || echo "make repro: the tables that need the real data will be skipped; fetch it with: $(VENV)/bin/optsched data fetch --all"

@@ -1,5 +1,8 @@
-"""The quick-start notebooks in ``notebooks/`` run from top to bottom without an error and show
-their figures.
+"""The quick-start notebooks run from top to bottom without an error and show their figures.
+
+A problem's notebooks live in its folder, ``optsched/problems/<folder>/examples/*.ipynb`` (found
+there; no list names them), and each is about that problem alone: it generates, imports and names
+no other problem (the one-folder promise, with the matcher of ``tests/test_one_folder.py``).
 
 Each notebook asserts its own facts (exact methods are optimal, no method beats the optimum, a bound
 is a bound), so an error in any cell, including a failed assertion, fails its test here. Executed
@@ -12,23 +15,44 @@ backend). Each uses ``optsched.compare`` rather than a helper of its own.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+
+import optsched
+from tests.test_one_folder import mentions
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "optsched" / "problems").glob("*/examples/*.ipynb"))
 
 
-def test_every_family_has_a_notebook():
-    names = {p.stem for p in NOTEBOOKS}
-    assert {"knapsack_smd", "placement", "ring_allreduce", "pipeline", "online", "sharding_graphs"} <= names
+def _folder_of_every_name() -> dict[str, str]:
+    """Every problem's name and folder name -> its folder."""
+    owners = {}
+    for name, problem in optsched.list_problems().items():
+        folder = (problem.package or "").rsplit(".", 1)[-1] or name.replace("-", "_")
+        owners[name] = owners[folder] = folder
+    return owners
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_is_about_the_problem_of_its_folder():
+    assert NOTEBOOKS, "no notebook under optsched/problems/<folder>/examples/"
+    owners = _folder_of_every_name()
+    for path in NOTEBOOKS:
+        where, folder = path.relative_to(ROOT).as_posix(), path.parent.parent.name
+        assert folder in owners.values(), f"{where}: not the folder of a registered problem"
+        assert not mentions([where]), f"{where} names another problem: {mentions([where])}"
+        text = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells)
+        own = [name for name, owner in owners.items() if owner == folder]
+        assert any(re.search(rf"(?<![A-Za-z0-9_-]){re.escape(n)}(?![A-Za-z0-9_])", text) for n in own), \
+            f"{where} never names its own problem"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[f"{p.parent.parent.name}/{p.stem}" for p in NOTEBOOKS])
 def test_notebook_runs_and_shows_images(path, monkeypatch):
     monkeypatch.delenv("MPLBACKEND", raising=False)
     book = nbformat.read(path, as_version=4)

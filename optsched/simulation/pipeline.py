@@ -38,7 +38,8 @@ GPipe, 1F1B and kFkB), so O(M + K) numpy steps of O(K) work. A numpy step costs 
 as 30 tasks of the plain loop, so ``engine="auto"`` takes the vectorized engine when
 K M >= 30 (K + M), i.e. 1/K + 1/M <= 1/30 (measured crossover for 1F1B: vectorized/plain time
 0.78 at K = 32, M = 1024; 1.00 at K = 24, M = 1024; 0.91 at K = 48, M = 128; 1.12 at K = 32,
-M = 128; above 1.5 for every K at M = 16). Measured in ``benchmarks/test_bench_pipeline_schedule.py``.
+M = 128; above 1.5 for every K at M = 16). Measured by the benchmark ``bench_pipeline_schedule.py``
+of ``make bench``.
 
 Example: 4 identical stages (F = 1, B = 2), 8 microbatches, no transfers: GPipe and 1F1B both
 take (M + K - 1)(F + B) = 33; 1F1B keeps at most K - k microbatches in flight at stage k, GPipe M.

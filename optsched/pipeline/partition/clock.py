@@ -8,9 +8,9 @@ of the run (a state of the reachability probe is a few microseconds of numpy wor
 call :meth:`Poll.tick` (a counter decrement, about 0.1 us) once per unit of work -- a (stage count,
 key) state of a probe or of the label DP, a label, a successor orbit, a batch of enumerated orbits
 -- and the clock is read once every :data:`POLL_EVERY` units. A unit is at most about a
-millisecond on the published topologies (``benchmarks/test_bench_topology_mapping.py`` measures
-the overrun past the limit and the polling overhead), so a run stops within a fraction of a
-second of its limit.
+millisecond on the published topologies (the benchmark ``bench_topology_mapping.py`` of
+``make bench`` measures the overrun past the limit and the polling overhead), so a run stops
+within a fraction of a second of its limit.
 
 When the budget is spent the poll raises :class:`SearchStopped` (a :class:`TimeLimitReached`)
 through the DP, which adds what it had *proven* so far: the best plan of its search space it had

@@ -1,81 +1,51 @@
-"""Online methods at scale: ``a-srpt`` (srpt) and ``gadget`` (rar-online) on generated streams, and
-the srpt instance load / result write (issues 21 and 24; ``make bench``).
+"""``a-srpt`` at scale on a generated stream, and the instance load / result write (issues 21 and
+24; ``make bench``). The same measure of another online method is in its problem's
+``bench_online_scale.py``.
 
 Every measurement runs in a fresh Python process, so that its peak resident memory
 (``ru_maxrss``) is the step's own and not the test session's; the time is the step's wall time in
 that process. Each figure is reported beside a reference measured in the same run on the same
 data, and as a ratio to it (the ratio is what to compare across machines):
 
-* ``a-srpt`` / ``gadget``: the shared engine alone (:class:`~optsched.simulation.JobTable`, strict
-  FIFO, no placement, no pricing) on the same arrivals, works and GPU demands;
-* srpt load: ``json.loads`` of the same file; srpt result write: ``json.dumps`` of the same record.
+* ``a-srpt``: the shared engine alone (:class:`~optsched.simulation.JobTable`, strict FIFO, no
+  placement, no pricing) on the same arrivals, works and GPU demands;
+* load: ``json.loads`` of the same file; result write: ``json.dumps`` of the same record.
 
-Streams: ``srpt`` generated with its defaults (4 x 8 GPUs, load 0.8) and ``rar-online`` generated
-with its defaults (3 x 4 GPUs, horizon 10, up to 4 workers per job), ``OPTSCHED_SCALE_JOBS`` jobs
-each (default 10^5; the issue's acceptance run uses ``OPTSCHED_SCALE_JOBS=1000000``). Targets
-(issue 21: 10^6 jobs under 5 minutes and 2 GB; issue 24: load under 2 s, write under 1 s) are
-printed, not asserted: no timed assertion in tests. The assertions are on correctness: the
-method's schedule passes the checker and its objective respects the lower bound.
+Stream: generated with its defaults (4 x 8 GPUs, load 0.8), ``OPTSCHED_SCALE_JOBS`` jobs (default
+10^5; the issue's acceptance run uses ``OPTSCHED_SCALE_JOBS=1000000``). Targets (issue 21: 10^6
+jobs under 5 minutes and 2 GB; issue 24: load under 2 s, write under 1 s) are printed, not
+asserted: no timed assertion in tests. The assertions are on correctness: the method's schedule
+passes the checker and its objective respects the lower bound.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
+
+from tests.benchmarking import run_child as _child
 
 pytestmark = [pytest.mark.slow, pytest.mark.benchmark]
 
 JOBS = int(os.environ.get("OPTSCHED_SCALE_JOBS", "100000"))
-ROOT = Path(__file__).resolve().parent.parent
-
-_PRELUDE = """
-import json, resource, sys, time
-import optsched
-def peak_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-def emit(**values):
-    print("RESULT " + json.dumps(values))
-"""
-
-
-def _child(code: str, timeout: float = 3600.0) -> dict:
-    """Run ``code`` in a fresh interpreter; return the dict it emitted."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", _PRELUDE + textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")][-1]
-    return json.loads(line[len("RESULT "):])
 
 
 def _engine_reference(problem: str, jobs: int) -> dict:
     """The bare engine (FIFO, JobTable) on the stream's arrivals, works and GPU demands."""
     return _child(f"""
-        import numpy as np
         from optsched.simulation import Cluster, FifoPolicy, JobTable, Simulator
         inst = optsched.generate({problem!r}, seed=0, jobs={jobs})
-        if {problem!r} == "srpt":
-            cols = inst.columns
-            table = JobTable(cols["id"], cols["arrival"], cols["iterations"].astype(float), cols["gpus"])
-            cluster = Cluster(inst.gpus_per_server, inst.intra_bandwidth, inst.inter_bandwidth)
-        else:
-            n = inst.num_jobs
-            table = JobTable(np.arange(n), [j.arrival + 1.0 for j in inst.jobs], [float(j.iterations) for j in inst.jobs],
-                             [min(j.max_workers, max(inst.servers)) for j in inst.jobs])
-            cluster = Cluster(inst.servers, inst.intra_bandwidth, 1.0)
+        cols = inst.columns
+        table = JobTable(cols["id"], cols["arrival"], cols["iterations"].astype(float), cols["gpus"])
+        cluster = Cluster(inst.gpus_per_server, inst.intra_bandwidth, inst.inter_bandwidth)
         start = time.perf_counter()
         Simulator(cluster, table, FifoPolicy(rate=lambda job, gpus: float(job.work) / 10.0), record_log=False).run()
         emit(seconds=time.perf_counter() - start)
     """)
 
 
-@pytest.mark.parametrize("problem, method", [("srpt", "a-srpt"), ("rar-online", "gadget")])
+@pytest.mark.parametrize("problem, method", [("srpt", "a-srpt")])
 def test_online_method_at_scale(problem, method, record_property):
     reference = _engine_reference(problem, JOBS)
     out = _child(f"""
@@ -87,16 +57,12 @@ def test_online_method_at_scale(problem, method, record_property):
         result = optsched.solve(inst, {method!r})
         solve_s = time.perf_counter() - start
         solve_mb = peak_mb()
-        if {problem!r} == "srpt":
-            bound = optsched.solve(inst, "lb").objective
-        else:
-            bound = None   # rar-online's bound is the LP relaxation, far beyond its column limit here
+        bound = optsched.solve(inst, "lb").objective
         emit(generate_s=generate_s, generate_mb=generate_mb, solve_s=solve_s, method_wall_s=result.wall_s,
              peak_mb=solve_mb, status=result.status, objective=result.objective, bound=bound, stats=result.stats)
     """)
     assert out["status"] == "feasible"
-    if out["bound"] is not None:
-        assert out["objective"] >= out["bound"]
+    assert out["objective"] >= out["bound"]
     ratio = out["solve_s"] / reference["seconds"]
     for key in ("generate_s", "solve_s", "peak_mb", "objective", "bound"):
         record_property(key, out[key])

@@ -1,5 +1,5 @@
-"""Benchmarks of interference-aware placement: one simulated run of each online policy on the
-Philly-derived trace 7f04ca (972 jobs, 16 x 4 GPUs), and the snapshot MILP on the ``medium`` preset.
+"""Benchmark of the interference-aware online policies: one simulated run of each on the
+Philly-derived trace 7f04ca (972 jobs, 16 x 4 GPUs).
 
 Reference measured in the same run: the shared simulator's own ``FifoPolicy`` on the same jobs
 (constant rates, no interference, no snapshot), so the ratio says what the interference-aware
@@ -44,14 +44,3 @@ def test_online_policy_on_7f04ca(benchmark, method):
     benchmark.extra_info.update(seconds=seconds, reference_seconds=reference, ratio_to_reference=seconds / reference,
                                 jobs=inst.num_jobs)
     print(f"\n{method}: {inst.num_jobs} jobs, {seconds:.2f} s (bare FIFO engine {reference:.3f} s)")
-
-
-@pytest.mark.slow
-@pytest.mark.benchmark
-def test_snapshot_milp_medium(benchmark):
-    inst = optsched.generate("interference-placement", seed=0, preset="medium")
-    reference = _best(lambda: optsched.solve(inst, "least-interference"), repeat=3)
-    result = benchmark.pedantic(optsched.solve, args=(inst, "milp"), rounds=1, iterations=1)
-    seconds = benchmark.stats.stats.min if benchmark.stats is not None else result.wall_s
-    assert result.status == "optimal"
-    benchmark.extra_info.update(seconds=seconds, reference_greedy_seconds=reference, ratio=seconds / reference)

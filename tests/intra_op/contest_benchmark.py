@@ -3,7 +3,7 @@
 Usage (from the repository root; one instance at a time, each in a fresh interpreter so that the
 peak memory is its own)::
 
-    OPTSCHED_DATA_DIR=/path/to/data python benchmarks/iopddl_contest.py [A B G M S] \
+    OPTSCHED_DATA_DIR=/path/to/data python tests/intra_op/contest_benchmark.py [A B G M S] \
         [--method anytime] [--scale 1.0] [--peer 'CMD {file} {timeout}'] [--json out.json]
 
 Each instance gets the contest's time-out (A-E 60 s, F-J 120 s, K-O 180 s, P-T 240 s, U-Y 300 s)
@@ -19,7 +19,7 @@ starts with ``[`` must be the plan as a JSON list, which is scored by optsched's
 environment variable ``OPTSCHED_PEER`` is the default template. For example, with the
 winner's solver built at ``$PEER``::
 
-    python benchmarks/iopddl_contest.py A M S --peer "$PEER/iopddl {json} {timeout} -j 2 -q"
+    python tests/intra_op/contest_benchmark.py A M S --peer "$PEER/iopddl {json} {timeout} -j 2 -q"
 
 ``--cli`` times optsched through its command line instead (``optsched import iopddl`` once,
 untimed, then ``optsched solve intra-op FILE --time-limit T`` as a fresh process: the whole
