@@ -115,7 +115,7 @@ def test_plan_always_feasible_and_time_limit_never_optimal(seed):
 
 def test_a_time_limit_gives_a_feasible_plan():
     """Under a limit the method answers with a feasible plan and an honest status. How close to
-    the limit it stops is measured by ``benchmarks/test_bench_intra_op.py`` (wall / limit), not
+    the limit it stops is measured by ``tests/intra_op/bench_intra_op.py`` (wall / limit), not
     asserted here."""
     inst = generate(0, preset="transformer-1d")
     r = optsched.solve(inst, time_limit=2.0, options={"exact": False})
@@ -250,7 +250,7 @@ def test_fractional_costs_close_at_the_milp_optimum():
 def test_iopddl_shared_instances_at_the_contest_timeout(name, timeout, optimum):
     """B and G: proved optimal (the optima milp proves with gap 0, docs/intra_op.md) within the
     time-out; A: a feasible plan and a certified bound below it. The wall time against the limit is reported by
-    ``benchmarks/test_bench_intra_op.py``, not asserted here."""
+    ``tests/intra_op/bench_intra_op.py``, not asserted here."""
     from optsched.problems.intra_op import load_iopddl
     from tests.conftest import require_data
 

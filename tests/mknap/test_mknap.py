@@ -105,7 +105,7 @@ def test_time_limit_on_every_backend_reports_bound_and_gap():
     """`--time-limit 2` on a hard instance: time_limit status with bound and gap, on every back-end.
 
     How long past the limit a back-end runs is load-dependent, so it is measured by the time-limit
-    benchmark (``benchmarks/``), not asserted here.
+    benchmark (``make bench``), not asserted here.
 
     The watchdog back-ends (pyomo, cvxpy, scipy) build their model in a child interpreter whose
     start-up counts against the limit; on a machine loaded far beyond its cores that start-up alone
