@@ -1,0 +1,9 @@
+"""What rar-online's tests declare for the cross-problem tests (``tests/declared.py``)."""
+
+from __future__ import annotations
+
+#: ``tests/test_guarantee_constants.py``: per guaranteed method, a (near-)tight family (checked by
+#: ``test_guarantee_constants.py`` here) or the sentence saying that none is known
+GUARANTEE_TIGHTNESS = {
+    "gadget-exact": "no tight instance known: Theorem G's (2 - beta) / (2 alpha beta^2) is a worst-case pricing argument",
+}
