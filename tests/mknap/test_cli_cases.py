@@ -1,15 +1,21 @@
 """mknap on the command line: its listing, its bound-violating selection, its field paths, its
-OR-Library importer and its exported model, through the CLI (the problem-free CLI cases:
+OR-Library importer, its exported model and its large output into a closed pipe, through the CLI (the problem-free CLI cases:
 ``tests/test_cli.py``)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from optsched.cli import main
 from optsched.problems.mknap import MknapInstance, generate
+
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 
 
 def run(capsys, *argv):
@@ -77,3 +83,12 @@ def test_export_writes_mps(capsys, tiny, tmp_path):
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(
         optsched.solve(MknapInstance.load(tiny), "milp").objective, rel=1e-9)
+
+
+def test_broken_pipe():
+    # a large output of the generator (3000 items, 30 rows) (about 1 MB, far beyond a pipe buffer) into a reader that stops after 10 bytes
+    cmd = f"{sys.executable} -m optsched.cli generate mknap --items 3000 --rows 30 | head -c 10"
+    p = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd + "; echo \" rc=${PIPESTATUS[0]}\""],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
+    assert p.stdout.strip().endswith("rc=141"), p.stdout  # documented: as SIGPIPE would

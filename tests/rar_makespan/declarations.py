@@ -17,3 +17,7 @@ GUARANTEE_TIGHTNESS = {
 GUARANTEE_PRESET_FAMILIES = [({"jobs": 4, "gpu_choices": "1,2,3"}, 200)]
 #: the reference of that sweep: brute's proven OPT
 GUARANTEE_REFERENCE = "brute"
+
+#: ``tests/test_cli_failures.py``: fields whose values at 1e308 once made an objective inf or crashed
+#: a simulation; they must be refused naming the field ("magnitude")
+HUGE_VALUE_FIELDS = ["penalty_slope"]

@@ -7,3 +7,7 @@ from __future__ import annotations
 GUARANTEE_TIGHTNESS = {
     "gadget-exact": "no tight instance known: Theorem G's (2 - beta) / (2 alpha beta^2) is a worst-case pricing argument",
 }
+
+#: ``tests/test_cli_failures.py``: fields whose values at 1e308 once made an objective inf or crashed
+#: a simulation; they must be refused naming the field ("magnitude")
+HUGE_VALUE_FIELDS = ["slot_s"]
