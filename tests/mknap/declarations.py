@@ -26,3 +26,6 @@ GUARANTEE_TIGHTNESS = {
 #: ``tests/test_cli_failures.py``: fields whose values at 1e308 once made an objective inf or crashed
 #: a simulation; they must be refused naming the field ("magnitude")
 HUGE_VALUE_FIELDS = ["profits"]
+
+#: ``tests/test_output_failures.py``: an importer and the file of the real data directory it reads
+IMPORT_EXAMPLE = ("orlib-mknap", "mknap/mknapcb1.txt")

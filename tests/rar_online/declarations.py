@@ -11,3 +11,8 @@ GUARANTEE_TIGHTNESS = {
 #: ``tests/test_cli_failures.py``: fields whose values at 1e308 once made an objective inf or crashed
 #: a simulation; they must be refused naming the field ("magnitude")
 HUGE_VALUE_FIELDS = ["slot_s"]
+
+#: ``tests/test_extreme_values.py``: (field, largest valid value, other fields set for the run at it) of
+#: each field whose value a method iterates over (docs/io.md, "Numeric limits"); at the servers
+#: bound a horizon of 4 slots keeps the run at the bound within its time limit's hard bound
+EXTREME_BOUNDS = [("horizon", 1_000_000, {}), ("servers", 4096, {"horizon": 4})]

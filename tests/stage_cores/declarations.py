@@ -19,3 +19,7 @@ def _stage_cores_family():
 GUARANTEE_TIGHTNESS = {
     "greedy": Tight(_stage_cores_family, 1e-3, "ALG = OPT"),
 }
+
+#: ``tests/test_extreme_values.py``: (field, largest valid value, other fields set for the run at it) of
+#: each field whose value a method iterates over (docs/io.md, "Numeric limits")
+EXTREME_BOUNDS = [("cores", 100_000, {})]
