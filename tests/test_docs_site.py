@@ -93,4 +93,4 @@ def test_problem_pages_link_their_documentation(site):
         if page.stem == "index":
             continue
         linked += bool(re.search(r'href="\.\./\.\./[a-z_]+\.html"', page.read_text()))
-    assert linked >= 20          # commit-rate and a few newer problems may document themselves in a shared page
+    assert linked >= 20          # a few problems may document themselves in a shared page
