@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.status_support import not_optimal, run_below_guard, stop_parts, tiny
 
 
-def test_mknap_lp_round_then_repair_with_the_lp_stopped():
+def test_lp_round_then_repair_with_the_lp_stopped():
     """LP-round then repair: a stopped LP is not rounded (no bound from it, no ``optimal``)."""
     inst = tiny("mknap")
     for status in ("time_limit", "feasible"):

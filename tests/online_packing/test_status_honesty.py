@@ -9,7 +9,7 @@ from tests.status_support import check_capacity_repair
 
 
 @pytest.mark.parametrize("stopped", ["first", "repair", "none"])
-def test_online_packing_capacity_repair_status_and_bound(stopped, monkeypatch):
+def test_capacity_repair_status_and_bound(stopped, monkeypatch):
     """A repaired answer is never ``optimal``; its bound is the first solve's, never the repaired
     model's; a stopped re-solve is not hidden by a proven first one (``check_capacity_repair``)."""
     check_capacity_repair("online-packing", stopped, monkeypatch)

@@ -23,7 +23,7 @@ def test_smd_certified_search_with_node_lps_stopped():
                 assert run.out.bound <= opt.objective + objective_tolerance(opt.objective)
 
 
-def test_smd_lp_round_then_repair_with_the_lp_stopped():
+def test_lp_round_then_repair_with_the_lp_stopped():
     """LP-round then repair: a stopped LP is not rounded (no bound from it, no ``optimal``)."""
     inst = tiny("smd")
     for status in ("time_limit", "feasible"):
