@@ -30,6 +30,11 @@ import optsched
 
 TESTS = Path(__file__).resolve().parent
 
+#: every name a ``declarations.py`` may define (``tests/test_declared.py`` refuses any other, so a
+#: misspelt declaration cannot silently drop its problem from a cross-problem test)
+KNOWN = ("STATUS_OWN_BOUND_TEST", "STATUS_OTHER_PROOF", "STATUS_BOUND_PROOF", "GUARANTEE_TIGHTNESS",
+         "GUARANTEE_PRESET_FAMILIES", "GUARANTEE_REFERENCE", "EXTREME_BOUNDS", "HUGE_VALUE_FIELDS", "IMPORT_EXAMPLE")
+
 
 def folder_of(problem) -> str:
     """The name of ``problem``'s folder (``optsched/problems/<folder>/``, ``tests/<folder>/``)."""
