@@ -49,3 +49,15 @@ def test_extreme_and_huge_fields_exist_in_the_instances(problem):
             for part in path.split("."):
                 assert isinstance(node, (dict, list)), (problem, path)
                 node = node[int(part)] if part.isdigit() else node[part]
+
+
+def test_every_tight_family_is_run_by_its_problems_tests():
+    """A tight family is checked in its problem's ``tests/<folder>/test_guarantee_constants.py``
+    (``check_tight_family`` over every ``Tight`` of ``GUARANTEE_TIGHTNESS``): a declared family
+    without that file would never run."""
+    from tests.guarantee_support import Tight
+
+    for problem, table in declared("GUARANTEE_TIGHTNESS").items():
+        if any(isinstance(t, Tight) for t in table.values()):
+            path = TESTS / folder_of(problem) / "test_guarantee_constants.py"
+            assert path.is_file() and "check_tight_family" in path.read_text(), (problem, path)
