@@ -104,7 +104,7 @@ def test_self_contradictory_records_exit_1(name, case, solved, capsys):
 
 
 def test_optimal_within_the_solvers_own_relative_gap_is_no_contradiction():
-    r = Result(problem="mknap", method="milp", fidelity="ours", status="optimal", objective=100.0, bound=100.5,
+    r = Result(problem="a-problem", method="milp", fidelity="ours", status="optimal", objective=100.0, bound=100.5,
                gap=0.005, settings={"mip_rel_gap": 0.01})
     from optsched.core.referee import record_contradictions
 
@@ -114,11 +114,11 @@ def test_optimal_within_the_solvers_own_relative_gap_is_no_contradiction():
 
 def test_optimal_within_the_solvers_absolute_gap_is_no_contradiction():
     # HiGHS calls a MIP optimal within mip_abs_gap = 1e-6: a small objective then has a large
-    # relative gap (a solve of hetero-sharding on a dnn-partitioning graph gave exactly this)
+    # relative gap (a solve of one problem on a dnn-partitioning graph gave exactly this)
     from optsched.core.referee import record_contradictions
 
     obj, bound = 0.003473941523, 0.003473521305
-    r = Result(problem="hetero-sharding", method="milp", fidelity="ours", status="optimal", objective=obj,
+    r = Result(problem="a-problem", method="milp", fidelity="ours", status="optimal", objective=obj,
                bound=bound, gap=relative_gap(obj, bound), settings={"mip_rel_gap": 0.0})
     assert r.gap > 1e-4 and record_contradictions(r, "min") == []
     far = Result(**{**r.__dict__, "bound": obj - 2e-6, "gap": relative_gap(obj, obj - 2e-6)})

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import optsched
+from tests.declared import declared, exact_model_method, pick, solves_tiny_exactly
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+#: the problem of the file cases: a ``tiny`` preset and an exact back-end method that proves its
+#: optimum (picked from the registry; what one problem's command line does beyond that is tested
+#: in its folder, ``tests/<folder>/test_cli_cases.py``)
+PROBLEM = pick(solves_tiny_exactly, "with a tiny preset solved exactly on a back-end").name
+EXACT = exact_model_method(optsched.get_problem(PROBLEM))
 
 
 def run(*args, timeout=120, **kw):
@@ -35,9 +39,9 @@ def clean(proc, status):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
-    inst = optsched.get_problem("mknap").tiny_instances(0)
+    inst = optsched.get_problem(PROBLEM).tiny_instances(0)
     (d / "k.json").write_text(inst.dumps())
-    res = optsched.solve(inst, "greedy")
+    res = optsched.solve(inst, optsched.get_problem(PROBLEM).default_method)
     (d / "r.json").write_text(res.dumps())
     (d / "bin.json").write_bytes(bytes(range(256)) * 4)
     (d / "nul.json").write_bytes(b'{"a": 1}\x00\x00')
@@ -46,31 +50,32 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["bin.json", "nul.json"])
 def test_binary_input(files, name):
-    p = run("solve", "mknap", str(files / name))
+    p = run("solve", PROBLEM, str(files / name))
     clean(p, 2)
     assert name in p.stderr
 
 
 def test_output_into_missing_folder(files):
-    p = run("solve", "mknap", str(files / "k.json"), "--method", "greedy", "-o", str(files / "nope" / "r.json"))
+    method = optsched.get_problem(PROBLEM).default_method
+    p = run("solve", PROBLEM, str(files / "k.json"), "--method", method, "-o", str(files / "nope" / "r.json"))
     clean(p, 2)
     assert "does not exist" in p.stderr
-    clean(run("generate", "mknap", "--preset", "tiny", "-o", str(files / "nope" / "k.json")), 2)
+    clean(run("generate", PROBLEM, "--preset", "tiny", "-o", str(files / "nope" / "k.json")), 2)
 
 
 @pytest.mark.parametrize("flag,value", [("--threads", "0"), ("--threads", "-2"), ("--node-limit", "-1"),
                                         ("--time-limit", "0"), ("--time-limit", "inf")])
 def test_bad_solver_limits(files, flag, value):
-    p = run("solve", "mknap", str(files / "k.json"), "--method", "milp", f"{flag}={value}")
+    p = run("solve", PROBLEM, str(files / "k.json"), "--method", EXACT, f"{flag}={value}")
     clean(p, 2)
     assert flag in p.stderr
 
 
 def test_bad_limits_through_the_api():
-    inst = optsched.get_problem("mknap").tiny_instances(0)
+    inst = optsched.get_problem(PROBLEM).tiny_instances(0)
     for kw in ({"threads": 0}, {"node_limit": -1}):
         with pytest.raises(optsched.InvalidOptionError, match=next(iter(kw))):
-            optsched.solve(inst, "milp", **kw)
+            optsched.solve(inst, EXACT, **kw)
 
 
 @pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
@@ -88,25 +93,16 @@ def test_result_where_instance_expected_and_vice_versa(tmp_path, problem):
     assert "is an instance" in p.stderr
 
 
-def test_broken_pipe(files):
-    # a large output (about 1 MB, far beyond a pipe buffer) into a reader that stops after 10 bytes
-    cmd = f"{sys.executable} -m optsched.cli generate mknap --items 3000 --rows 30 | head -c 10"
-    p = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd + "; echo \" rc=${PIPESTATUS[0]}\""],
-                       capture_output=True, text=True, env=ENV, timeout=120)
-    assert "Traceback" not in p.stderr and "BrokenPipe" not in p.stderr, p.stderr
-    assert p.stdout.strip().endswith("rc=141"), p.stdout  # documented: as SIGPIPE would
-
-
 @pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
 def test_json_output_parses_for_the_exact_method(tmp_path, problem):
     prob = optsched.get_problem(problem)
     inst = prob.tiny_instances(0)
     (tmp_path / "i.json").write_text(inst.dumps())
     # the exact model (highs-based methods print the HiGHS banner if it is not silenced); a
-    # problem without one (srpt) uses its first exact or bound method
+    # problem without one uses its first exact or bound method
     exact = [m.name for m in prob.methods.values() if m.kind in ("exact", "bound")]
     with_model = [m for m in exact if prob.methods[m].uses_backend]
-    method = (with_model or exact or [prob.default_method])[0]   # commit-rate has neither
+    method = (with_model or exact or [prob.default_method])[0]   # or, with neither, its default
     p = run("solve", problem, str(tmp_path / "i.json"), "--method", method, "--json")
     assert p.returncode == 0, p.stderr
     record = json.loads(p.stdout)  # no banner or other text on stdout
@@ -114,66 +110,13 @@ def test_json_output_parses_for_the_exact_method(tmp_path, problem):
     assert "HiGHS" not in p.stdout
 
 
-# -- Ctrl-C: a long solve on each back-end, interrupted after it started ------------------------
-@pytest.fixture(scope="module")
-def long_instance(tmp_path_factory):
-    d = tmp_path_factory.mktemp("sigint")
-    inst = optsched.generate("pipeline-schedule", seed=1, preset="medium")  # minutes on highs
-    (d / "ps.json").write_text(inst.dumps())
-    return d / "ps.json"
+#: (problem, field) of every field a problem's tests declare (``HUGE_VALUE_FIELDS``): 1e308 in it
+#: once made objectives inf or crashed a simulation (OverflowError, ZeroDivisionError)
+HUGE = [(problem, field) for problem, fields in declared("HUGE_VALUE_FIELDS").items() for field in fields]
 
 
-SLOW = pytest.mark.slow  # about 6 s each; the in-process highs case runs in make test
-
-
-@pytest.mark.parametrize("extra", [["--backend", "highs"],
-                                   pytest.param(["--backend", "highs", "--time-limit", "300"], marks=SLOW),
-                                   pytest.param(["--backend", "pyomo"], marks=SLOW),
-                                   pytest.param(["--backend", "cvxpy"], marks=SLOW),
-                                   pytest.param(["--backend", "scipy", "--time-limit", "300"], marks=SLOW),
-                                   pytest.param(["--backend", "pyomo", "--time-limit", "300"], marks=SLOW)])
-def test_ctrl_c_during_a_solve(long_instance, extra):
-    proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "pipeline-schedule",
-                             str(long_instance), "--method", "milp", "--quiet", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(5)  # imports, model build, solve started
-    assert proc.poll() is None, "the solve ended before the interrupt: choose a longer instance"
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=30)  # bounded: the back-end stops within seconds
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail("the solve did not stop within 30 s of Ctrl-C")
-    assert proc.returncode == 130, (proc.returncode, err[-500:])
-    assert err.strip() == "optsched: interrupted", err[-500:]  # --quiet: no progress lines before it
-    assert out == ""
-
-
-@SLOW
-def test_ctrl_c_after_progress_lines_still_ends_with_one_line(long_instance):
-    """Without --quiet, a long solve logs progress (stderr is not a terminal here); Ctrl-C still
-    ends it with exit 130 and the one line, after nothing but progress lines."""
-    proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "pipeline-schedule",
-                             str(long_instance), "--method", "milp"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(7)  # past the first progress line (5 s)
-    assert proc.poll() is None, "the solve ended before the interrupt: choose a longer instance"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    lines = err.strip().splitlines()
-    assert proc.returncode == 130 and lines[-1] == "optsched: interrupted", err[-500:]
-    assert all(line.startswith("pipeline-schedule/milp: ") and " incumbent " in line for line in lines[:-1]), err
-    assert out == ""
-
-
-@pytest.mark.parametrize("problem,field", [("mknap", "profits"), ("pipeline-schedule", "forward"),
-                                           ("rar-online", "slot_s"), ("rar-makespan", "penalty_slope")])
+@pytest.mark.parametrize("problem,field", HUGE, ids=[f"{p}-{f}" for p, f in HUGE])
 def test_huge_values_are_rejected_naming_the_field(tmp_path, problem, field):
-    # 1e308 made objectives inf (mknap greedy/brute, every pipeline-schedule method) or crashed
-    # a simulation (rar-online OverflowError, rar-makespan ZeroDivisionError) before
     prob = optsched.get_problem(problem)
     data = prob.tiny_instances(0).to_json()
 

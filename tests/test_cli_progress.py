@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import io
 
-import pytest
-
 import optsched
 from optsched.cli import Progress, main
 from optsched.core.backends import highs as highs_backend
 from optsched.repro.progress import StatusLine, estimate_eta, repro_line, solve_line
+from tests.declared import exact_model_method, pick, solves_tiny_exactly
 
 
 class Clock:
@@ -57,7 +56,7 @@ def test_live_line_is_rewritten_in_place_and_cleared():
 
 def test_solve_progress_writes_solver_state_when_it_changes():
     clock, out = Clock(), io.StringIO()
-    progress = Progress("mknap/milp", out, clock=clock)
+    progress = Progress("a-problem/milp", out, clock=clock)
     progress.on_solver({"incumbent": 10.0, "bound": 12.0, "gap": 0.2, "nodes": 7})
     assert not progress.tick()
     clock.now += 6
@@ -67,8 +66,8 @@ def test_solve_progress_writes_solver_state_when_it_changes():
     progress.on_solver({"incumbent": 11.0, "bound": 12.0, "gap": 1 / 11, "nodes": 9})
     assert progress.tick()
     lines = out.getvalue().splitlines()
-    assert lines == ["mknap/milp: 6 s  incumbent 10  bound 12  gap 20%  nodes 7",
-                     "mknap/milp: 12 s  incumbent 11  bound 12  gap 9.09%  nodes 9"]
+    assert lines == ["a-problem/milp: 6 s  incumbent 10  bound 12  gap 20%  nodes 7",
+                     "a-problem/milp: 12 s  incumbent 11  bound 12  gap 9.09%  nodes 9"]
 
 
 def test_quiet_progress_listens_to_nothing_and_writes_nothing():
@@ -83,35 +82,19 @@ def test_quiet_progress_listens_to_nothing_and_writes_nothing():
 
 
 def test_method_messages_are_shown():
-    assert solve_line("srpt/online", 61.0, None, "simulating", 0.5) == "srpt/online: 1 min 01 s  50.0%  simulating"
-
-
-def test_highs_callbacks_report_improving_incumbents_up_to_the_final_one():
-    """A MIP solve stopped by a node limit (deterministic, no clock): the listener hears every
-    improving incumbent, each no better than the bound, the last one equal to the result's."""
-    inst = optsched.generate("mknap", seed=1, preset="hard")
-    infos: list[dict] = []
-    with highs_backend.progress_listener(infos.append):
-        result = optsched.solve(inst, "milp", node_limit=50)
-    assert infos and result.objective is not None
-    found = [i["incumbent"] for i in infos if i["incumbent"] is not None]
-    assert found == sorted(found)          # maximization: the incumbent only improves
-    # every improving solution is heard, not only those an interrupt check happens to see: HiGHS
-    # (deterministic: one thread, fixed seed) finds 6 here, the interrupt callback alone sees 3
-    assert len(set(found)) >= 5
-    for info in infos:
-        if info["incumbent"] is not None and info["bound"] is not None:
-            assert info["incumbent"] <= info["bound"] + 1e-6 * abs(info["bound"])  # solver tolerance
-            assert info["gap"] == pytest.approx(abs(info["bound"] - info["incumbent"]) / abs(info["incumbent"]))
-    assert found[-1] == pytest.approx(result.objective, rel=1e-9)
-    assert highs_backend._PROGRESS_LISTENERS == []
+    assert solve_line("a-problem/online", 61.0, None, "simulating", 0.5) == \
+        "a-problem/online: 1 min 01 s  50.0%  simulating"
 
 
 def test_cli_quiet_flag_and_short_solves_keep_stderr_clean(capsys, tmp_path):
+    """A short exact solve (on a back-end, which has progress listeners) of a tiny instance, with
+    and without --quiet, leaves stderr empty (the problem: the registry's first with a tiny preset
+    solved exactly)."""
+    problem = pick(solves_tiny_exactly, "with a tiny preset solved exactly on a back-end")
     path = tmp_path / "i.json"
-    optsched.generate("mknap", seed=2, preset="tiny").save(path)
+    optsched.generate(problem.name, seed=2, preset="tiny").save(path)
     for extra in ([], ["--quiet"]):
-        assert main(["solve", "mknap", str(path), *extra]) == 0
+        assert main(["solve", problem.name, str(path), "--method", exact_model_method(problem), *extra]) == 0
         assert capsys.readouterr()[1] == ""
 
 

@@ -1,6 +1,6 @@
 """Every registered method of every problem passes the conformance battery on tiny instances.
 
-Each promise is its own named test case (``mknap/greedy::checker_agrees``), in the style of
+Each promise is its own named test case (``<problem>/<method>::checker_agrees``), in the style of
 scikit-learn's ``parametrize_with_checks``: one failure never hides another, and a check that
 cannot run is reported as skipped with its reason, never as passed. A new method gets all of
 these by being registered (see :mod:`optsched.core.conformance`). The ids come from

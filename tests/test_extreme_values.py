@@ -20,6 +20,7 @@ import pytest
 import optsched
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import MAX_INTEGER
+from tests.declared import declared
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME_LIMIT = 2.0
@@ -59,16 +60,11 @@ def test_integers_past_2_53_are_refused_naming_the_field(problem, value):
     assert field in str(exc.value) and len(str(exc.value).splitlines()) == 1
 
 
-#: problem, field (a dotted path into the JSON; a list is filled with the value), largest valid value
-BOUNDS = [
-    ("stage-cores", "cores", 100_000),
-    ("srpt", "gpus_per_server", 1024),
-    ("pipeline-graph", "workers", 1024),
-    ("pipeline-adaptive", "global_batch", 65536),
-    ("commit-rate", "max_commits", 10_000),
-    ("rar-online", "horizon", 1_000_000),
-    ("rar-online", "servers", 4096),
-]
+#: problem, field (a dotted path into the JSON; a list is filled with the value), largest valid value,
+#: other fields to set for the run at the bound: each problem's tests declare them
+#: (``EXTREME_BOUNDS`` in ``tests/<folder>/declarations.py``)
+BOUNDS = [(problem, field, bound, others) for problem, bounds in declared("EXTREME_BOUNDS").items()
+          for field, bound, others in bounds]
 
 
 def _set(data: dict, path: str, value) -> None:
@@ -79,8 +75,8 @@ def _set(data: dict, path: str, value) -> None:
     data[parts[-1]] = [value] * len(cur) if isinstance(cur, list) else value
 
 
-@pytest.mark.parametrize("problem,field,bound", BOUNDS, ids=[f"{p}-{f}" for p, f, _ in BOUNDS])
-def test_one_past_the_bound_is_a_typed_error_naming_the_field(problem, field, bound):
+@pytest.mark.parametrize("problem,field,bound,others", BOUNDS, ids=[f"{p}-{f}" for p, f, _, _ in BOUNDS])
+def test_one_past_the_bound_is_a_typed_error_naming_the_field(problem, field, bound, others):
     data = _tiny(problem)
     _set(data, field, bound + 1)
     cls = type(optsched.generate(problem, seed=0, preset="tiny"))
@@ -107,12 +103,12 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.parametrize("problem,field,bound", BOUNDS, ids=[f"{p}-{f}" for p, f, _ in BOUNDS])
-def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound):
+@pytest.mark.parametrize("problem,field,bound,others", BOUNDS, ids=[f"{p}-{f}" for p, f, _, _ in BOUNDS])
+def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound, others):
     data = _tiny(problem)
     _set(data, field, bound)
-    if problem == "rar-online" and field == "servers":
-        data["horizon"] = 4
+    for other, value in others.items():
+        _set(data, other, value)
     methods = len(optsched.get_problem(problem).methods)
     try:
         proc = subprocess.run([sys.executable, "-c", _RUN_ALL, problem, json.dumps(data), str(TIME_LIMIT)],
@@ -125,30 +121,3 @@ def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound):
     for name, (status, wall, reason) in answers.items():
         assert status != "error", (name, reason)
         assert wall <= HARD_S, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
-
-
-def test_a_1e30_activation_does_not_crash_antichain_dp():
-    """One activation of 1e30 bytes beside millisecond layers (inside the 1e50 limit) made the
-    DP's sums lose all precision and antichain-dp raise RuntimeError; now it returns its best
-    plan, not claimed optimal, with a bound that is still a bound."""
-    data = _tiny("pipeline-graph")
-    data["activation_bytes"][1] = 1e30
-    cls = type(optsched.generate("pipeline-graph", seed=0, preset="tiny"))
-    inst = cls.from_json(data)
-    for method in ("antichain-dp", "chain-dp"):
-        r = optsched.solve(inst, method, time_limit=TIME_LIMIT)
-        assert r.status == "feasible", (method, r.status, r.reason)
-        assert r.bound is None or r.bound <= r.objective
-
-
-def test_rar_online_utilities_keep_the_exact_models_decidable():
-    data = _tiny("rar-online")
-    cls = type(optsched.generate("rar-online", seed=0, preset="tiny"))
-    data["jobs"][0]["utility"]["value"] = 1e24  # HiGHS answered kUnknown (status error)
-    with pytest.raises(InvalidInstanceError, match=r"jobs\[0\]\.utility\.value"):
-        cls.from_json(data)
-    data["jobs"][0]["utility"]["value"] = 1e15  # the bound: both exact methods still decide
-    inst = cls.from_json(data)
-    for method in ("milp", "lp"):
-        r = optsched.solve(inst, method, time_limit=30)
-        assert r.status == "optimal", (method, r.status, r.reason)

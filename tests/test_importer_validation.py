@@ -114,7 +114,7 @@ def test_dnn_partitioning_holds_one_graph(tmp_path, capsys, fmt, index):
 
 def test_orlib_index_is_checked_against_the_file(tmp_path, capsys):
     # one problem: n = 3 items, m = 1 row, optimum 0 unknown; profits, then the row, then capacity
-    path = tmp_path / "mknap.txt"
+    path = tmp_path / "orlib.txt"
     path.write_text("1\n3 1 0\n5 4 3\n2 3 1\n4\n")
     assert run_import(capsys, "orlib-mknap", path, "--index", "0")[0] == 0
     for index in ("1", "-1", "1000000000"):

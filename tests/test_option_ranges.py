@@ -12,12 +12,19 @@ import optsched
 from optsched.cli import main
 from optsched.core.errors import InvalidOptionError
 from optsched.core.params import MAX_THREADS
+from tests.declared import exact_model_method, pick, solves_tiny_exactly
+
+#: the problem of the cases: a ``tiny`` preset and an exact back-end method that proves its optimum
+PROBLEM = pick(solves_tiny_exactly, "with a tiny preset solved exactly on a back-end").name
+EXACT = exact_model_method(optsched.get_problem(PROBLEM))
+#: every registered import format
+IMPORTERS = sorted(name for prob in optsched.list_problems().values() for name in prob.importers)
 
 
 @pytest.fixture(scope="module")
 def instance_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ranges") / "mknap.json"
-    path.write_text(optsched.generate("mknap", seed=0, preset="tiny").dumps())
+    path = tmp_path_factory.mktemp("ranges") / "instance.json"
+    path.write_text(optsched.generate(PROBLEM, seed=0, preset="tiny").dumps())
     return str(path)
 
 
@@ -29,12 +36,12 @@ def one_line_error(capsys) -> str:
 
 @pytest.mark.parametrize("value", ["1e6", "1000000", str(MAX_THREADS + 1), "0", "-1", "two"])
 def test_threads_out_of_range_is_an_error(instance_file, capsys, value):
-    assert main(["solve", "mknap", instance_file, "--quiet", "--threads", value]) == 2
+    assert main(["solve", PROBLEM, instance_file, "--method", EXACT, "--quiet", "--threads", value]) == 2
     assert "--threads" in one_line_error(capsys)
 
 
 def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
-    assert main(["solve", "mknap", instance_file, "--quiet", "--threads", "1"]) == 0
+    assert main(["solve", PROBLEM, instance_file, "--method", EXACT, "--quiet", "--threads", "1"]) == 0
     capsys.readouterr()
 
 
@@ -43,9 +50,9 @@ def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
                                            ("node_limit", -1), ("node_limit", 1.5), ("seed", 1.5),
                                            ("time_limit", math.inf), ("time_limit", 0), ("time_limit", "5")])
 def test_the_api_refuses_the_same_settings(setting, value):
-    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    inst = optsched.generate(PROBLEM, seed=0, preset="tiny")
     with pytest.raises(InvalidOptionError) as err:
-        optsched.solve(inst, "milp", **{setting: value})
+        optsched.solve(inst, EXACT, **{setting: value})
     assert err.value.field == setting
 
 
@@ -57,10 +64,10 @@ def test_repro_jobs_beyond_the_bound_is_an_error(tmp_path, capsys, value):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/urandom"), reason="no /dev/urandom on this system")
-@pytest.mark.parametrize("argv", [["solve", "mknap", "/dev/urandom", "--quiet"],
-                                  ["check", "mknap", "/dev/urandom", "/dev/urandom"],
-                                  ["import", "edge-list", "/dev/urandom"],
-                                  ["import", "orlib-mknap", "/dev/zero"]])
+@pytest.mark.parametrize("argv", [["solve", PROBLEM, "/dev/urandom", "--quiet"],
+                                  ["check", PROBLEM, "/dev/urandom", "/dev/urandom"]]
+                         + [["import", fmt, device] for fmt in IMPORTERS for device in ("/dev/urandom", "/dev/zero")],
+                         ids=lambda argv: "-".join(a.rsplit("/", 1)[-1] for a in argv[:3]))
 def test_a_device_is_refused_in_one_line(argv, capsys):
     assert main(argv) == 2
     assert "device, not a file" in one_line_error(capsys)
@@ -74,7 +81,7 @@ def test_a_pipe_is_still_read(instance_file, capsys):
     os.write(write, data)
     os.close(write)
     try:
-        assert main(["solve", "mknap", f"/dev/fd/{read}", "--quiet"]) == 0
+        assert main(["solve", PROBLEM, f"/dev/fd/{read}", "--method", EXACT, "--quiet"]) == 0
     finally:
         os.close(read)
     assert "optimal" in capsys.readouterr().out

@@ -19,9 +19,21 @@ from pathlib import Path
 import pytest
 
 import optsched
+from optsched.plot import example, pictures
+from tests.declared import declared, pick, solves_tiny_exactly
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="0")
+#: the problem whose commands write the files: a model to export and a ``tiny`` preset solved exactly
+PROBLEM = pick(lambda p: p.build_model is not None and solves_tiny_exactly(p),
+               "with a model and a tiny preset solved exactly").name
+METHOD = optsched.get_problem(PROBLEM).default_method
+#: a problem with a picture (its folder's ``plot.py``), drawn on its example instance
+PICTURED = pictures()[0]
+#: an importer and a file of the real data directory it reads, as a problem's tests declare it
+#: (``IMPORT_EXAMPLE``; the first one in registry order)
+IMPORTER, IMPORT_FILE = next(iter(declared("IMPORT_EXAMPLE").values()), (None, None))
+DATA = Path(os.environ.get("OPTSCHED_DATA_DIR", "/nonexistent"))
 
 
 def _can_mount() -> bool:
@@ -50,25 +62,25 @@ def _run_on(folder: Path, kind: str, args: list[str], cwd: Path = ROOT) -> subpr
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("outputs")
-    inst = optsched.generate("mknap", seed=0, preset="chu-beasley")
+    inst = optsched.generate(PROBLEM, seed=0, preset="tiny")
     (d / "i.json").write_text(inst.dumps())
-    res = optsched.solve(inst, "greedy")
+    res = optsched.solve(inst, METHOD)
     res.save(d / "r.json")
-    pp = optsched.generate("pipeline-partition", seed=0)  # a problem with a picture
+    ex = example(PICTURED)
+    pp = optsched.generate(PICTURED, seed=ex["seed"], preset=ex["preset"])
     (d / "pp.json").write_text(pp.dumps())
-    optsched.solve(pp, "dp").save(d / "pp-r.json")
+    optsched.solve(pp, ex["method"]).save(d / "pp-r.json")
     return d
 
 
 VERBS = {
-    "generate": lambda f, o: ["generate", "mknap", "--preset", "chu-beasley", "-o", str(o / "g.json")],
-    "generate-sidecar": lambda f, o: ["generate", "mknap", "--preset", "chu-beasley", "--sidecar",
+    "generate": lambda f, o: ["generate", PROBLEM, "--preset", "tiny", "-o", str(o / "g.json")],
+    "generate-sidecar": lambda f, o: ["generate", PROBLEM, "--preset", "tiny", "--sidecar",
                                       "-o", str(o / "g.json")],
-    "solve": lambda f, o: ["solve", "mknap", str(f / "i.json"), "--method", "greedy", "--quiet", "-o", str(o / "r.json")],
-    "import": lambda f, o: ["import", "orlib-mknap", str(Path(os.environ.get("OPTSCHED_DATA_DIR", "/nonexistent"))
-                                                          / "mknap" / "mknapcb1.txt"), "-o", str(o / "m.json")],
-    "export-mps": lambda f, o: ["export", "mknap", str(f / "i.json"), "-o", str(o / "m.mps")],
-    "plot": lambda f, o: ["plot", "pipeline-partition", str(f / "pp.json"), str(f / "pp-r.json"), "-o",
+    "solve": lambda f, o: ["solve", PROBLEM, str(f / "i.json"), "--method", METHOD, "--quiet", "-o", str(o / "r.json")],
+    "import": lambda f, o: ["import", IMPORTER, str(DATA / IMPORT_FILE), "-o", str(o / "m.json")],
+    "export-mps": lambda f, o: ["export", PROBLEM, str(f / "i.json"), "-o", str(o / "m.mps")],
+    "plot": lambda f, o: ["plot", PICTURED, str(f / "pp.json"), str(f / "pp-r.json"), "-o",
                           str(o / "p.png")],
 }
 
@@ -77,8 +89,8 @@ VERBS = {
 @pytest.mark.parametrize("kind", ["full", "ro"])
 @pytest.mark.parametrize("verb", list(VERBS))
 def test_a_full_disk_or_read_only_folder_gives_one_line_and_no_file(files, tmp_path, verb, kind):
-    if verb == "import" and not (Path(os.environ.get("OPTSCHED_DATA_DIR", "/nonexistent")) / "mknap").is_dir():
-        pytest.skip("needs OPTSCHED_DATA_DIR with mknap/mknapcb1.txt")
+    if verb == "import" and (IMPORTER is None or not (DATA / IMPORT_FILE).is_file()):
+        pytest.skip(f"needs OPTSCHED_DATA_DIR with {IMPORT_FILE or 'a file an importer declares'}")
     if verb == "plot":
         pytest.importorskip("matplotlib")
     out = tmp_path / "out"
@@ -132,8 +144,8 @@ def test_a_solve_killed_mid_write_leaves_the_old_file_or_none(files, tmp_path, s
     SIGTERM also removes the temporary file (exit 143); SIGKILL cannot, but the target is intact."""
     target = tmp_path / "r.json"
     target.write_text("old\n")
-    proc = subprocess.run([sys.executable, "-c", _KILL_AT_FSYNC, "solve", "mknap", str(files / "i.json"),
-                           "--method", "greedy", "--quiet", "-o", str(target)],
+    proc = subprocess.run([sys.executable, "-c", _KILL_AT_FSYNC, "solve", PROBLEM, str(files / "i.json"),
+                           "--method", METHOD, "--quiet", "-o", str(target)],
                           capture_output=True, text=True, env=dict(ENV, KILL_AT=sig), cwd=ROOT, timeout=120)
     assert proc.returncode == (143 if sig == "SIGTERM" else -signal.SIGKILL), (proc.returncode, proc.stderr[-800:])
     assert target.read_text() == "old\n"
@@ -157,7 +169,7 @@ def test_a_sidecar_that_cannot_be_written_takes_its_json_with_it(tmp_path, monke
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(np, "savez", full)
-    code = main(["generate", "mknap", "--preset", "chu-beasley", "--sidecar", "-o", str(tmp_path / "g.json")])
+    code = main(["generate", PROBLEM, "--preset", "tiny", "--sidecar", "-o", str(tmp_path / "g.json")])
     err = capsys.readouterr().err
     assert code == 1 and err.strip() == f"optsched: error: cannot write {tmp_path / 'g.json.npz'}: No space left on device"
     assert list(tmp_path.iterdir()) == []
