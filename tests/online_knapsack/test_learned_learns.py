@@ -3,8 +3,9 @@
 ``optsched.online.learned.simulate_prices`` is what the policies are trained and scored on: before
 request t it posts ``price_fn(z, t)`` with z the utilization of the requests served *before* t.
 A price that saw request t's own demand would be a different (clairvoyant) policy. The trained-vs-
-untrained checks are ``tests/online/test_learned.py::test_training_beats_the_untrained_policy_on_a_fixed_input``
-and ``tests/online_packing/test_learned_learns.py``.
+untrained check of the one-resource policy is
+``test_learned.py::test_training_beats_the_untrained_policy_on_a_fixed_input`` (this folder); the
+multi-resource policy's is its own problem's ``test_learned_learns.py``.
 """
 
 from __future__ import annotations

@@ -232,3 +232,18 @@ def test_real_traces_import():
     assert inst.num_jobs == 160
     inst = load_tiresias_rar(require_data("traces/tiresias/60_job.csv"))
     assert inst.num_jobs == 60
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda d: d["jobs"][0].update(gpus=99), "jobs[0].gpus"),
+    (lambda d: d["jobs"][0].update(model_bytes=-5.0), "jobs[0].model_bytes"),
+    (lambda d: d.update(slot_s=0.01), "jobs[0]"),
+])
+def test_cli_exit_2_names_the_field(tmp_path, capsys, edit, field):
+    data = optsched.generate("rar-makespan", 0, preset="tiny").to_json()
+    edit(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    assert main(["solve", "rar-makespan", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"'{field}'" in err and "Traceback" not in err

@@ -38,19 +38,12 @@ def test_simulator_agrees_with_online_knapsack_posted_prices():
         assert welfare[k] == pytest.approx(out.objective, rel=1e-12)
 
 
-@pytest.mark.parametrize("m", [1, 2])
-def test_fractional_opt_is_the_lp_relaxation(m):
-    values, demands = _streams(1, m=m)
+def test_fractional_opt_is_the_lp_relaxation():
+    values, demands = _streams(1, m=1)
     ours = fractional_opt(values, demands)
     for k in range(values.shape[0]):
-        if m == 1:
-            inst = OnlineKnapsackInstance(lower=1.0, upper=16.0, eps=0.25, demands=demands[k, :, 0].tolist(),
-                                          values=values[k].tolist())
-        else:
-            from optsched.problems.online_packing import OnlinePackingInstance
-
-            inst = OnlinePackingInstance(resources=m, lower=1.0, upper=16.0, eps=0.25, demands=demands[k].tolist(),
-                                         values=values[k].tolist())
+        inst = OnlineKnapsackInstance(lower=1.0, upper=16.0, eps=0.25, demands=demands[k, :, 0].tolist(),
+                                      values=values[k].tolist())
         assert ours[k] == pytest.approx(optsched.solve(inst, "lp").objective, rel=1e-7)
 
 
@@ -128,7 +121,6 @@ def test_learned_method_uses_bundled_policy_and_options(tmp_path):
 def test_bundled_weights_are_regenerated_by_the_script(tmp_path):
     _jax()
     from optsched.problems.online_knapsack import learned as kn
-    from optsched.problems.online_packing import learned as pk
 
     kn.regenerate(directory=tmp_path)
     for ratio in kn.TRAINED_RATIOS:
@@ -137,11 +129,6 @@ def test_bundled_weights_are_regenerated_by_the_script(tmp_path):
         assert ours["config"] == bundled["config"]
         for x, y in zip(ours["weights"], bundled["weights"]):
             assert np.allclose(x, y, rtol=0, atol=1e-9)
-    pk.regenerate(path=tmp_path / "packing.json")
-    ours = json.loads((tmp_path / "packing.json").read_text())
-    bundled = json.loads(pk.WEIGHTS_PATH.read_text())
-    for x, y in zip(ours["weights"], bundled["weights"]):
-        assert np.allclose(x, y, rtol=0, atol=1e-9)
 
 
 def test_adversary_network_can_stop_the_stream():
