@@ -149,7 +149,8 @@ FAST_GLOBS = ("test_checker_constraints*.py", "test_import_handcomputed*.py", "t
 STATUS_FILES = ("tests/test_status_honesty.py", "tests/test_bounds_are_bounds.py", "tests/test_guarantee_constants.py")
 #: a shared mutant's fast stage: the shared layers' referee, option and reader tests
 SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py")
-#: and the core's guard and the portfolio's combination among the status tests
+#: and the core's guard and the portfolio's combination among the status tests (top-level
+#: ``tests/test_status_honesty.py`` or a shared layer's ``tests/<dir>/test_status_honesty.py``)
 SHARED_STATUS_KEYS = ("core_guard", "portfolio", "integral_bound")
 
 _FOLDERS: dict[str, str] = {}
@@ -200,8 +201,12 @@ def mutations() -> list[Mutation]:
 
 
 def fast_tests(problem: str | None) -> list[str]:
-    if problem is None:
-        return list(SHARED_FAST) + [node for node in _collected(STATUS_FILES[0])
+    if problem is None:  # the status tests at the top level or in a shared layer's folder
+        mine = set(folders().values())
+        status = [STATUS_FILES[0]] + sorted(str(Path(p).relative_to(ROOT)) for p in
+                                            glob.glob(str(ROOT / "tests" / "*" / "test_status_honesty.py"))
+                                            if Path(p).parent.name not in mine)
+        return list(SHARED_FAST) + [node for path in status for node in _collected(path)
                                     if any(key in node for key in SHARED_STATUS_KEYS)]
     d = folders()[problem]
     own = {pattern: sorted(str(Path(p).relative_to(ROOT)) for p in glob.glob(str(ROOT / "tests" / d / pattern)))
