@@ -18,9 +18,9 @@ QUICK ?=
 JOBS ?= 2
 PYTEST_ARGS ?=
 # the tests of the learned methods (run again in .venv-learn, where training can run)
-LEARN_TESTS ?= tests/online tests/online_packing tests/interference_online
+LEARN_TESTS ?= $(sort $(dir $(shell grep -l 'importorskip."jax"' tests/*/test_*.py)))
 # the tests that pin seeded instances and stored reference values
-PORTABLE_TESTS ?= tests/test_instance_hashes.py tests/test_instances.py tests/test_quality.py tests/core/test_portable.py
+PORTABLE_TESTS ?= tests/test_instance_hashes.py tests/test_instances.py $(wildcard tests/test_quality.py tests/*/test_quality.py) tests/core/test_portable.py
 # The learned methods' training (JAX on the CPU) lives in its own environment: the base install,
 # `make test` and `make repro` do not need it.
 LEARN_VENV := .venv-learn

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import optsched
 from optsched.core.backends import BACKENDS
@@ -26,13 +27,25 @@ from optsched.core.backends.base import BackendRefused
 #: mip_rel_gap = 0 and feasibility tolerances of 1e-7 relative, and the checked objective is a
 #: float sum recomputed from the solution, so two optimal solutions agree to well within 1e-6;
 #: a wrong translation (a dropped constraint, a forced integrality) moves the optimum by far more
-#: on these instances (e.g. 0.01089 vs 0.00615 on pipeline-partition tiny before the cvxpy fix).
+#: on these instances (e.g. 0.01089 vs 0.00615 on one problem's tiny instance before the cvxpy fix).
 TOLERANCE = 1e-6
 
-#: presets beyond ``tiny_instances`` used by ``--small`` (solved by highs in about a second)
-SMALL_PRESETS = {"mknap": "small", "online-knapsack": "small", "pipeline-partition": "small",
-                 "pipeline-schedule": "identical", "ps-locality": "tiny", "rar-makespan": "small",
-                 "rar-online": "tiny", "smd": "tiny"}
+_SMALL: dict[str, str] = {}
+
+
+def small_presets() -> dict[str, str]:
+    """Problem -> the preset beyond ``tiny_instances`` that ``--small`` adds (solved by highs in
+    about a second): each problem's tests declare it, ``SMALL_PRESET`` in
+    ``tests/<folder>/cross_backend.py``; a problem that declares none gets no small instance."""
+    if not _SMALL:
+        import importlib
+
+        root = Path(__file__).resolve().parents[2]
+        for name, problem in optsched.list_problems().items():
+            folder = (problem.package or "").rsplit(".", 1)[-1]
+            if folder and (root / "tests" / folder / "cross_backend.py").is_file():
+                _SMALL[name] = importlib.import_module(f"tests.{folder}.cross_backend").SMALL_PRESET
+    return _SMALL
 
 
 def model_methods(problem) -> list[str]:
@@ -42,8 +55,8 @@ def model_methods(problem) -> list[str]:
 
 def reference_instances(problem, seeds=(0,), small: bool = False) -> list:
     out = [problem.tiny_instances(s) for s in seeds] if problem.tiny_instances else []
-    if small and problem.name in SMALL_PRESETS:
-        out.append(optsched.generate(problem.name, seed=1, preset=SMALL_PRESETS[problem.name]))
+    if small and problem.name in small_presets():
+        out.append(optsched.generate(problem.name, seed=1, preset=small_presets()[problem.name]))
     return out
 
 

@@ -9,7 +9,9 @@ import optsched
 from optsched.core.backends import BACKENDS, SolverSettings, get_backend, write_mps
 from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.core.linear import ModelBuilder
-from optsched.problems.mknap import build_model
+from tests.core.picks import MILP_PROBLEM
+
+build_model = optsched.get_problem(MILP_PROBLEM).build_model
 
 ALL = sorted(BACKENDS)
 
@@ -49,14 +51,14 @@ def test_infeasible_mip(backend):
 
 @pytest.mark.parametrize("backend", ALL)
 def test_integral_objective_gets_an_exact_optimum_and_integral_bound(backend):
-    inst = optsched.generate("mknap", seed=2, items=20, rows=3)
+    inst = optsched.generate(MILP_PROBLEM, seed=2, items=20, rows=3)
     sol = get_backend(backend).solve(build_model(inst))
     assert sol.status == "optimal"
     assert sol.bound == sol.objective == round(sol.objective)
 
 
 def test_node_limit_is_deterministic_and_never_optimal_unless_proven():
-    inst = optsched.generate("mknap", seed=1, preset="hard")
+    inst = optsched.generate(MILP_PROBLEM, seed=1, preset="hard")
     a = optsched.solve(inst, "milp", node_limit=50)
     b = optsched.solve(inst, "milp", node_limit=50)
     assert a.status == "feasible" and a.gap > 0
@@ -67,7 +69,7 @@ def test_node_limit_is_deterministic_and_never_optimal_unless_proven():
 def test_watchdog_stops_a_solve_that_overruns(backend):
     """The watchdog fires before the solver's own limit: in-process cancel (highs) and killing
     the child process (scipy) both end with time_limit, never optimal."""
-    inst = optsched.generate("mknap", seed=1, preset="hard")
+    inst = optsched.generate(MILP_PROBLEM, seed=1, preset="hard")
     settings = SolverSettings(time_limit=60.0, watchdog_factor=0.0, watchdog_grace_s=1.0)
     sol = get_backend(backend).solve(build_model(inst), settings)
     assert sol.status == "time_limit"
@@ -96,7 +98,7 @@ def test_mps_export_round_trips(tmp_path):
 def test_large_seeds_reach_highs():
     """Seeds derived for repro cells are 63-bit; HiGHS takes 0 .. 2^31 - 1 (reduced, not dropped)."""
     assert SolverSettings(seed=2**62 + 5).solver_seed == 5
-    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    inst = optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")
     assert optsched.solve(inst, "milp", seed=2**62 + 5).status == "optimal"
 
 
@@ -119,6 +121,6 @@ def test_child_solves_that_finish_within_the_limit_return_their_answer(backend):
     answer; solver output must not corrupt it. On this instance SciPy's bundled HiGHS prints a
     debug line ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") to the C-level
     stdout while it solves."""
-    inst = optsched.generate("mknap", seed=5, items=40, rows=5, tightness=0.25)
+    inst = optsched.generate(MILP_PROBLEM, seed=5, items=40, rows=5, tightness=0.25)
     r = optsched.solve(inst, "milp", backend=backend, time_limit=60.0)
     assert r.status == "optimal" and r.objective == optsched.solve(inst, "milp").objective

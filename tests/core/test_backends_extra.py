@@ -24,10 +24,12 @@ import optsched
 from optsched.core.backends import BACKENDS, SolverSettings, get_backend
 from optsched.core.backends.cpsat import ACTIVITY_LIMIT, as_rational, scale_model
 from optsched.core.backends.portfolio import PortfolioBackend
-from optsched.core.errors import BackendRefused, UnknownNameError
+from optsched.core.errors import BackendRefused, InvalidOptionError, UnknownNameError
 from optsched.core.linear import ModelBuilder
 from optsched.core.solving import objective_tolerance
-from optsched.problems.mknap import build_model
+from tests.core.picks import MILP_PROBLEM
+
+build_model = optsched.get_problem(MILP_PROBLEM).build_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,6 +44,26 @@ def exact_cases(problems=None, kinds=("exact", "bound"), seeds=(0, 1)):
             if m.uses_backend and m.kind in kinds:
                 out += [pytest.param(p.name, m.name, s, id=f"{p.name}/{m.name}/s{s}") for s in seeds]
     return out
+
+
+def _portfolio_problems() -> tuple[str, ...]:
+    """:data:`MILP_PROBLEM`, the first problem (registry order) with an exact model whose tiny
+    instance's model CP-SAT accepts, and the first two whose model it refuses: a portfolio races
+    ``cpsat`` or ``highs`` with ``scip``, and both ways are checked."""
+    accepted, refused = [], []
+    for p in optsched.list_problems().values():
+        if p.tiny_instances is None or p.build_model is None or (accepted and len(refused) == 2):
+            continue
+        if any(m.uses_backend and m.kind == "exact" for m in p.methods.values()):
+            try:
+                model = p.build_model(p.tiny_instances(0))
+            except InvalidOptionError:  # several models (one per parameter value): not one to race
+                continue
+            (accepted if get_backend("cpsat").refuses(model) is None else refused).append(p.name)
+    return tuple(dict.fromkeys([MILP_PROBLEM, *accepted[:1], *refused[:2]]))
+
+
+PORTFOLIO_PROBLEMS = _portfolio_problems()
 
 
 _HIGHS: dict = {}
@@ -87,7 +109,7 @@ def test_exact_models_agree_with_highs_or_are_refused(problem, method, seed, bac
 
 
 # each portfolio solve starts two interpreters (about 1 s): a few here, every case in the slow set
-@pytest.mark.parametrize("problem,method,seed", exact_cases(("mknap", "smd", "online-knapsack"), ("exact",), (0,)))
+@pytest.mark.parametrize("problem,method,seed", exact_cases(PORTFOLIO_PROBLEMS, ("exact",), (0,)))
 def test_portfolio_agrees_with_highs(problem, method, seed):
     verdict, res = agree_or_refuse(problem, method, seed, "portfolio")
     assert verdict == "agrees"
@@ -188,7 +210,7 @@ def test_no_integer_activity_is_proven_infeasible_by_scaling():
 # ---- limits and statuses ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def hard_model():
-    return build_model(optsched.generate("mknap", seed=1, preset="hard"))
+    return build_model(optsched.generate(MILP_PROBLEM, seed=1, preset="hard"))
 
 
 @pytest.mark.parametrize("backend", ["scip", "cpsat"])
@@ -228,7 +250,7 @@ def _check_combination(sol):
 def test_portfolio_first_proof_wins_and_the_loser_is_stopped():
     """An instance HiGHS and SCIP both prove quickly: one wins, the other is either killed or
     answered the same."""
-    inst = optsched.generate("mknap", seed=3, items=30, rows=3)
+    inst = optsched.generate(MILP_PROBLEM, seed=3, items=30, rows=3)
     res = optsched.solve(inst, "milp", backend="portfolio")
     assert res.status == "optimal" and res.objective == optsched.solve(inst, "milp").objective
     winner = res.stats["portfolio_winner"]
@@ -242,7 +264,7 @@ def test_portfolio_first_proof_wins_and_the_loser_is_stopped():
 
 
 def test_portfolio_members_and_refusals():
-    lp = build_model(optsched.generate("mknap", seed=0, preset="tiny")).relaxed()
+    lp = build_model(optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")).relaxed()
     sol = get_backend("portfolio:highs+cpsat").solve(lp)
     assert sol.status == "optimal" and sol.stats["portfolio_winner"] == "highs"
     assert "continuous" in sol.stats["portfolio_refused"]["cpsat"]
@@ -256,7 +278,7 @@ def test_portfolio_members_and_refusals():
 
 
 def test_scip_lp_bound_and_presolve_off_agree():
-    inst = optsched.generate("mknap", seed=4, items=25, rows=3)
+    inst = optsched.generate(MILP_PROBLEM, seed=4, items=25, rows=3)
     m = build_model(inst)
     on = get_backend("scip").solve(m)
     off = get_backend("scip").solve(m, SolverSettings(presolve=False))
@@ -270,13 +292,30 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
+def _refused_for_continuous_columns() -> str:
+    """The first problem (registry order) whose MILP on its tiny instance CP-SAT refuses for its
+    continuous columns."""
+    for p in optsched.list_problems().values():
+        if "milp" not in p.methods or p.tiny_instances is None or p.build_model is None:
+            continue
+        try:
+            model = p.build_model(p.tiny_instances(0))
+        except InvalidOptionError:  # several models (one per parameter value)
+            continue
+        why = get_backend("cpsat").refuses(model)
+        if why is not None and "continuous" in str(why):
+            return p.name
+    raise LookupError("no problem's MILP has continuous columns: the refusal test needs one")
+
+
 def test_cli_refusal_is_exit_2_one_line(tmp_path, capsys):
     from optsched.cli import main
 
-    inst = optsched.get_problem("pipeline-schedule").tiny_instances(0)
-    path = tmp_path / "ps.json"
+    problem = _refused_for_continuous_columns()
+    inst = optsched.get_problem(problem).tiny_instances(0)
+    path = tmp_path / "inst.json"
     path.write_text(inst.dumps())
-    code = main(["solve", "pipeline-schedule", str(path), "--method", "milp", "--backend", "cpsat"])
+    code = main(["solve", problem, str(path), "--method", "milp", "--backend", "cpsat"])
     err = capsys.readouterr().err
     assert code == 2 and "cpsat refuses" in err and "continuous" in err
     assert len(err.strip().splitlines()) == 1
@@ -286,11 +325,11 @@ def test_ctrl_c_ends_every_new_backend_cleanly(tmp_path):
     """SIGINT in the middle of a long solve: exit 130 with one line, no traceback, within
     seconds (not at the 120 s time limit), and the portfolio leaves no child behind."""
     path = tmp_path / "hard.json"
-    path.write_text(optsched.generate("mknap", seed=1, items=300, rows=10, tightness=0.5).dumps())
+    path.write_text(optsched.generate(MILP_PROBLEM, seed=1, items=300, rows=10, tightness=0.5).dumps())
     procs = {}
     for backend in ("scip", "cpsat", "portfolio"):
         procs[backend] = subprocess.Popen(
-            [sys.executable, "-m", "optsched.cli", "solve", "mknap", str(path), "--method", "milp",
+            [sys.executable, "-m", "optsched.cli", "solve", MILP_PROBLEM, str(path), "--method", "milp",
              "--backend", backend, "--time-limit", "120"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not an inherited SIG_IGN

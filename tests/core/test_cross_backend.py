@@ -2,7 +2,8 @@
 
 The full table (every problem, three tiny instances and one small one) is slow on the shared
 machine and marked ``slow``; the fast cases are the models whose translations were wrong before
-(mixed integer/continuous columns on CVXPY, columns in no row or objective on Pyomo).
+(mixed integer/continuous columns on CVXPY, columns in no row or objective on Pyomo), each
+problem's in its tests' ``test_cross_backend.py``.
 """
 
 from __future__ import annotations
@@ -15,17 +16,7 @@ from optsched.core.backends import BACKENDS
 from optsched.core.backends.base import Backend, BackendRefused, model_features
 from optsched.core.linear import ModelBuilder
 
-from .crossbackend import compare, model_methods, reference_instances, table
-
-FAST = [("pipeline-partition", "milp"), ("rar-makespan", "milp"), ("mknap", "milp")]
-
-
-@pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])
-@pytest.mark.parametrize("problem,method", FAST)
-def test_regressions_agree_with_highs(problem, method, backend):
-    inst = optsched.get_problem(problem).tiny_instances(0)
-    verdict, detail = compare(inst, method, backend)
-    assert verdict == "agrees", detail
+from .crossbackend import model_methods, reference_instances, table
 
 
 def _mixed_model():

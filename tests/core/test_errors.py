@@ -16,6 +16,7 @@ from optsched.cli import main
 from optsched.core.errors import (BackendRefused, Infeasible, InvalidInputError, InvalidInstanceError,
                                   InvalidOptionError, NotApplicable, OptschedError, SolverError, TimeLimitReached,
                                   UnknownNameError)
+from tests.core.picks import MILP_PROBLEM
 
 KINDS = (InvalidInstanceError, InvalidOptionError, NotApplicable, BackendRefused)
 
@@ -34,7 +35,7 @@ def test_the_kinds_are_disjoint_and_share_the_invalid_input_base():
 @pytest.fixture
 def mknap_file(tmp_path):
     path = tmp_path / "k.json"
-    path.write_text(optsched.generate("mknap", seed=0, items=30, rows=2).dumps())
+    path.write_text(optsched.generate(MILP_PROBLEM, seed=0, items=30, rows=2).dumps())
     return path
 
 
@@ -52,13 +53,13 @@ def test_a_wrong_instance_is_an_instance_error(tmp_path, mknap_file, capsys):
     with pytest.raises(InvalidInstanceError) as info:
         optsched.load_instance(bad)
     assert "weights" in info.value.field
-    code, err = _cli(capsys, "solve", "mknap", str(bad))
+    code, err = _cli(capsys, "solve", MILP_PROBLEM, str(bad))
     assert code == 2 and "weights" in err and len(err.splitlines()) == 1
 
 
 def test_a_wrong_option_is_an_option_error(mknap_file, capsys):
     inst = optsched.load_instance(mknap_file)
-    cases = [(lambda: optsched.generate("mknap", seed=0, items=0), "items"),
+    cases = [(lambda: optsched.generate(MILP_PROBLEM, seed=0, items=0), "items"),
              (lambda: optsched.solve(inst, "milp", threads=0), "threads"),
              (lambda: optsched.solve(inst, "milp", time_limit=-1), "time_limit"),
              (lambda: optsched.solve(inst, "milp", options={"bogus": 1}), "option bogus")]
@@ -67,9 +68,9 @@ def test_a_wrong_option_is_an_option_error(mknap_file, capsys):
             call()
         assert not isinstance(info.value, InvalidInstanceError)
         assert info.value.field == field
-    for argv, named in ((["generate", "mknap", "--items", "0"], "items"),
-                        (["solve", "mknap", str(mknap_file), "--option", "bogus=1"], "bogus"),
-                        (["solve", "mknap", str(mknap_file), "--method", "no-such"], "no-such")):
+    for argv, named in ((["generate", MILP_PROBLEM, "--items", "0"], "items"),
+                        (["solve", MILP_PROBLEM, str(mknap_file), "--option", "bogus=1"], "bogus"),
+                        (["solve", MILP_PROBLEM, str(mknap_file), "--method", "no-such"], "no-such")):
         code, err = _cli(capsys, *argv)
         assert code == 2 and named in err and len(err.splitlines()) == 1, (argv, code, err)
 
@@ -78,7 +79,7 @@ def test_an_unknown_name_is_an_option_error_and_a_key_error():
     with pytest.raises(InvalidOptionError):
         optsched.get_problem("no-such-problem")
     with pytest.raises(KeyError):
-        optsched.get_problem("mknap").get_method("no-such-method")
+        optsched.get_problem(MILP_PROBLEM).get_method("no-such-method")
 
 
 def test_a_method_that_does_not_apply_is_not_applicable(mknap_file, capsys):
@@ -86,7 +87,7 @@ def test_a_method_that_does_not_apply_is_not_applicable(mknap_file, capsys):
     with pytest.raises(NotApplicable) as info:
         optsched.solve(inst, "brute")
     assert info.value.method == "brute" and "items" in info.value.reason
-    code, err = _cli(capsys, "solve", "mknap", str(mknap_file), "--method", "brute")
+    code, err = _cli(capsys, "solve", MILP_PROBLEM, str(mknap_file), "--method", "brute")
     assert code == 2 and "does not apply" in err and len(err.splitlines()) == 1
 
 
@@ -96,5 +97,5 @@ def test_a_backend_that_refuses_the_model_is_a_refusal(mknap_file, capsys):
     with pytest.raises(BackendRefused) as info:
         optsched.solve(inst, "lp", backend="cpsat")  # the LP relaxation: continuous columns
     assert info.value.backend == "cpsat" and "continuous" in info.value.reason
-    code, err = _cli(capsys, "solve", "mknap", str(mknap_file), "--method", "lp", "--backend", "cpsat")
+    code, err = _cli(capsys, "solve", MILP_PROBLEM, str(mknap_file), "--method", "lp", "--backend", "cpsat")
     assert code == 2 and "cpsat refuses" in err and len(err.splitlines()) == 1

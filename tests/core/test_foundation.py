@@ -13,6 +13,7 @@ from optsched.core.errors import InvalidInstanceError, NotApplicable
 from optsched.core.instance import Instance, Record
 from optsched.core.registry import Guarantee, Outcome
 from optsched.core.result import Result, relative_gap
+from tests.core.picks import MILP_PROBLEM
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def test_errors_name_the_nested_field(data, field):
 
 def test_wrong_problem_and_missing_version():
     with pytest.raises(InvalidInstanceError, match="'problem'"):
-        Toy.from_json({"format_version": 1, "problem": "mknap", "jobs": [], "names": {}})
+        Toy.from_json({"format_version": 1, "problem": "another-problem", "jobs": [], "names": {}})
     with pytest.raises(InvalidInstanceError, match="'format_version': missing"):
         Toy.from_json({"jobs": [], "names": {}})
 
@@ -70,7 +71,7 @@ def test_instances_are_immutable():
 
 
 def test_result_round_trip_and_unknown_fields():
-    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    inst = optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")
     r = optsched.solve(inst, "milp")
     again = Result.from_json(json.loads(r.dumps()))
     assert again == r
@@ -94,19 +95,19 @@ def test_guarantee_thresholds():
 
 
 def test_solve_flags_a_method_whose_objective_disagrees_with_the_checker(monkeypatch):
-    prob = optsched.get_problem("mknap")
+    prob = optsched.get_problem(MILP_PROBLEM)
 
     def liar(instance, ctx):
         return Outcome(solution={"selected": []}, objective=123.0)
 
     monkeypatch.setitem(prob.methods, "greedy", replace(prob.methods["greedy"], run=liar))
-    r = optsched.solve(optsched.generate("mknap", seed=0, preset="tiny"), "greedy")
+    r = optsched.solve(optsched.generate(MILP_PROBLEM, seed=0, preset="tiny"), "greedy")
     assert r.objective == 0.0 and r.stats["reported_objective"] == 123.0
 
 
 def test_solve_turns_an_infeasible_solution_into_an_error(monkeypatch):
-    prob = optsched.get_problem("mknap")
-    inst = optsched.generate("mknap", seed=0, preset="tiny")
+    prob = optsched.get_problem(MILP_PROBLEM)
+    inst = optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")
 
     def cheat(instance, ctx):
         return Outcome(solution={"selected": list(range(instance.num_items))})
@@ -117,7 +118,7 @@ def test_solve_turns_an_infeasible_solution_into_an_error(monkeypatch):
 
 
 def test_brute_refuses_large_instances():
-    inst = optsched.generate("mknap", seed=0, items=30, rows=2)
+    inst = optsched.generate(MILP_PROBLEM, seed=0, items=30, rows=2)
     with pytest.raises(NotApplicable, match="brute"):
         optsched.solve(inst, "brute")
 
@@ -152,25 +153,10 @@ def test_a_context_built_outside_solve_honours_its_time_limit():
     from optsched.core.backends import SolverSettings
     from optsched.core.solving import SolveContext
 
-    problem = optsched.get_problem("mknap")
+    problem = optsched.get_problem(MILP_PROBLEM)
     ctx = SolveContext(problem, problem.get_method("milp"), "highs", SolverSettings(time_limit=5.0))
     left = ctx.remaining()
     assert left is not None and 0 < left <= 5.0          # the clock started at first use
-    model = problem.build_model(optsched.generate("mknap", seed=1, preset="tiny"))
+    model = problem.build_model(optsched.generate(MILP_PROBLEM, seed=1, preset="tiny"))
     ctx.solve_model(model)
     assert 0 < ctx.subsolves[-1]["time_limit"] <= 5.0   # the solve got the remaining budget
-
-
-def test_rolling_methods_degrade_to_their_heuristic_when_the_budget_is_spent():
-    # online-rr's window LPs and srpt's MILP placement get the method's remaining time; once it is
-    # spent they fall back (greedy fill / greedy + KL) and say how often, instead of failing
-    inst = optsched.generate("ps-locality", seed=0, preset="tiny")
-    full = optsched.solve(inst, "online-rr")
-    cut = optsched.solve(inst, "online-rr", time_limit=1e-6)
-    assert full.stats["greedy_fallback_solves"] == 0 and cut.stats["greedy_fallback_solves"] > 0
-    assert cut.status == "feasible" and optsched.check(inst, cut).feasible
-    srpt = optsched.generate("srpt", seed=1, preset="tiny")
-    placed = optsched.solve(srpt, "fifo", options={"placement": "milp"}, time_limit=1e-6)
-    assert placed.status == "feasible" and optsched.check(srpt, placed).feasible
-    # every MILP placement (jobs that fit no single server) hit the spent budget and fell back
-    assert placed.stats["placement_milp_fallbacks"] == placed.stats["subsolves"]["count"] > 0

@@ -84,17 +84,3 @@ def test_large_instances_are_saved_compactly_and_round_trip(tmp_path):
     inst.save(path)
     assert path.read_text().count("\n") == 1        # compact: one line
     assert Arrays.load(path) == inst
-
-
-def test_duplicate_job_and_machine_names_are_rejected_naming_the_duplicate():
-    import optsched
-
-    for problem, field in (("ps-locality", "jobs"), ("ps-locality", "machines"), ("smd", "jobs")):
-        inst = optsched.generate(problem, seed=0, preset="tiny")
-        data = inst.to_json()
-        entries = data[field]
-        assert len(entries) >= 2 and entries[0]["name"] and entries[1]["name"]
-        entries[1] = {**entries[1], "name": entries[0]["name"]}
-        with pytest.raises(InvalidInstanceError) as err:
-            type(inst).from_json(data)
-        assert err.value.field == f"{field}[1].name"

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import optsched
+from tests.core.picks import MILP_PROBLEM
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 
@@ -109,7 +110,7 @@ def _assert_none_left(tag: str, parent: subprocess.Popen, sig: int) -> str:
 def hard_mknap(tmp_path_factory):
     """A pure-integer model (every back-end takes it, CP-SAT too) that none proves in a minute."""
     path = tmp_path_factory.mktemp("orphans") / "hard.json"
-    path.write_text(optsched.generate("mknap", seed=0, preset="hard").dumps())
+    path.write_text(optsched.generate(MILP_PROBLEM, seed=0, preset="hard").dumps())
     return path
 
 
@@ -128,7 +129,7 @@ CASES = [pytest.param(b, s, id=f"{b}-{signal.Signals(s).name}", marks=() if (b, 
 @pytest.mark.parametrize("backend,sig", CASES)
 def test_no_solver_process_outlives_a_signal(hard_mknap, backend, sig):
     tag = uuid.uuid4().hex
-    proc = _start(["solve", "mknap", str(hard_mknap), "--method", "milp", "--backend", backend,
+    proc = _start(["solve", MILP_PROBLEM, str(hard_mknap), "--method", "milp", "--backend", backend,
                    "--time-limit", "120", "--quiet"], tag)
     _wait_for(tag, proc, BACKENDS[backend], sig=sig)
     time.sleep(1.0)  # the model is built and the search runs
@@ -147,7 +148,7 @@ REPRO_SCRIPT = textwrap.dedent('''
 
     def run_cell(params, seed):
         import optsched
-        inst = optsched.generate("mknap", seed=params["i"], preset="hard")
+        inst = optsched.generate(PROBLEM, seed=params["i"], preset="hard")
         r = optsched.solve(inst, "milp", backend="scipy", time_limit=120)
         return {"status": r.status}
 
@@ -158,7 +159,7 @@ REPRO_SCRIPT = textwrap.dedent('''
 
     EXPERIMENT = Experiment(id="O1", title="orphans", paper="(test)", formulation="[ours]", cells=cells,
                             run_cell=run_cell, report=report)
-''')
+''').replace("PROBLEM,", f"{MILP_PROBLEM!r},")
 
 
 @pytest.mark.parametrize("sig", [pytest.param(s, id=signal.Signals(s).name,
@@ -183,7 +184,7 @@ def test_a_signal_as_soon_as_it_is_caught_exits_with_its_code(hard_mknap, sig):
     signalled the moment its handler is in place - during the imports or later - the command
     ends with 128 + the signal number and its one line, never the default death."""
     tag = uuid.uuid4().hex
-    proc = _start(["solve", "mknap", str(hard_mknap), "--method", "milp", "--backend", "scipy",
+    proc = _start(["solve", MILP_PROBLEM, str(hard_mknap), "--method", "milp", "--backend", "scipy",
                    "--time-limit", "120", "--quiet"], tag)
     end = time.monotonic() + 40
     while not _catches(proc.pid, sig) and time.monotonic() < end:

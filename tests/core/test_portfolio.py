@@ -15,7 +15,9 @@ import optsched
 from optsched.core.backends import SolverSettings, get_backend
 from optsched.core.backends import portfolio as pf
 from optsched.core.errors import SolverError
-from optsched.problems.mknap import build_model
+from tests.core.picks import MILP_PROBLEM
+
+build_model = optsched.get_problem(MILP_PROBLEM).build_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,7 +60,7 @@ def test_child_member_runs_below_the_caller_in_its_session():
 
 
 def test_warm_spare_is_used_by_the_next_solve_and_discarded():
-    model = build_model(optsched.generate("mknap", seed=2, items=20, rows=2))
+    model = build_model(optsched.generate(MILP_PROBLEM, seed=2, items=20, rows=2))
     backend = get_backend("portfolio:highs+scip")
     pf.discard_spares()
     first = backend.solve(model, SolverSettings(time_limit=30))
@@ -89,17 +91,3 @@ def test_a_spare_exits_when_its_parent_dies():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     assert _gone(int(out.stdout.split()[0])), "an orphaned spare kept running"
-
-
-def test_a_method_of_several_models_records_each_models_winner():
-    """pipeline-partition's MILP solves one model per stage count: the record says which member
-    answered each (a member no model was given to is not counted)."""
-    inst = optsched.generate("pipeline-partition", seed=0, preset="tiny")
-    res = optsched.solve(inst, "milp", backend="portfolio:highs+scip")
-    sub = res.stats["subsolves"]
-    assert sub["portfolio_members"] == ["highs", "scip"]
-    assert sum(sub["portfolio_winners"].values()) == sub["count"] > 1
-    assert set(sub["portfolio_winners"]) <= {"highs", "scip"}
-    plain = optsched.solve(inst, "milp")
-    assert "portfolio_winners" not in plain.stats["subsolves"]
-    assert res.objective == pytest.approx(plain.objective, rel=1e-6)  # solver tolerances are 1e-7

@@ -23,6 +23,7 @@ from optsched.core import sidecar as sc
 from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.instance import Instance
 from optsched.core.result import Result
+from tests.core.picks import MILP_PROBLEM
 
 
 def same(a, b) -> bool:
@@ -138,7 +139,7 @@ def test_every_problems_instances_round_trip_through_a_sidecar(problem, tmp_path
 
 
 def test_result_save_load_with_sidecar(tmp_path):
-    inst = optsched.generate("mknap", seed=0, preset="small")
+    inst = optsched.generate(MILP_PROBLEM, seed=0, preset="small")
     res = optsched.solve(inst, "greedy")
     path = tmp_path / "r.json"
     res.save(path, sidecar=True)

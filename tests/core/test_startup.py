@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from optsched.core.startup import is_cli_process
+from tests.core.picks import MILP_PROBLEM
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,7 @@ def test_a_sigint_during_the_command_lines_imports_is_answered_by_main():
              "import optsched\n"
              "os.kill(os.getpid(), signal.SIGINT)\n"
              "from optsched.cli import main\n"
-             "sys.exit(main(['methods', 'mknap']))\n")
+             f"sys.exit(main(['methods', {MILP_PROBLEM!r}]))\n")
     assert r.returncode == 130, r.stderr
     assert r.stderr.strip() == "optsched: interrupted" and r.stdout == ""
 
@@ -44,7 +45,7 @@ def test_without_a_sigint_the_command_line_runs_and_restores_the_handler():
              "import optsched\n"
              "assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler  # held\n"
              "from optsched.cli import main\n"
-             "code = main(['methods', 'mknap'])\n"
+             f"code = main(['methods', {MILP_PROBLEM!r}])\n"
              "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
              "sys.exit(code)\n")
     assert r.returncode == 0, r.stderr
@@ -58,7 +59,7 @@ def test_a_command_line_started_with_sigint_ignored_keeps_ignoring_it():
              "assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n"
              "os.kill(os.getpid(), signal.SIGINT)\n"
              "from optsched.cli import main\n"
-             "sys.exit(main(['methods', 'mknap']))\n",
+             f"sys.exit(main(['methods', {MILP_PROBLEM!r}]))\n",
              sigint=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     assert r.returncode == 0, r.stderr
     assert "milp" in r.stdout

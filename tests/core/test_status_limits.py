@@ -17,6 +17,7 @@ import optsched
 from optsched.core.backends.base import SolverSettings, settle_status
 from optsched.core.linear import ModelBuilder, ModelSolution
 from optsched.core.result import STATUSES
+from tests.core.picks import MILP_PROBLEM
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ("highs", "scip", "cpsat", "scipy", "pyomo", "cvxpy", "portfolio")
@@ -26,7 +27,7 @@ BACKENDS = ("highs", "scip", "cpsat", "scipy", "pyomo", "cvxpy", "portfolio")
 def instance():
     # 100 items x 5 rows: no back-end's first incumbent is optimal, so a tolerance of 5 (500%)
     # stops every search with the gap open (measured: gaps 0.05 to 3.7 on the seven back-ends)
-    return optsched.generate("mknap", seed=0, preset="chu-beasley")
+    return optsched.generate(MILP_PROBLEM, seed=0, preset="chu-beasley")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -82,7 +83,7 @@ def test_settle_status_rules():
 def test_cli_reports_gap_limit_with_exit_0(tmp_path, instance):
     path = tmp_path / "i.json"
     path.write_text(instance.dumps())
-    proc = subprocess.run([sys.executable, "-m", "optsched.cli", "solve", "mknap", str(path), "--node-limit", "0",
+    proc = subprocess.run([sys.executable, "-m", "optsched.cli", "solve", MILP_PROBLEM, str(path), "--node-limit", "0",
                            "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert ": node_limit " in proc.stdout or ": feasible " in proc.stdout, proc.stdout

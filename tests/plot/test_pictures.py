@@ -12,7 +12,7 @@ import pytest
 
 import optsched
 from optsched.plot import example, pictures, plot, plot_module
-from optsched.plotting import figure_problems, method_color, set_style, reset_style
+from optsched.plotting import figure_problems, set_style, reset_style
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +47,7 @@ def test_no_central_table_names_a_problem():
     import optsched.plotting.style
 
     methods = {m for p in optsched.list_problems().values() for m in p.methods}
-    names = set(optsched.list_problems()) - methods       # 'smd' is also a method (its colour is shared)
+    names = set(optsched.list_problems()) - methods       # a problem's name may be a method's (its colour)
     for module in (optsched.plot, optsched.gallery, optsched.plotting.style, optsched.plotting.draw,
                    optsched.plotting.crosscut, optsched.plotting.checks):
         tree = ast.parse(open(module.__file__).read())
@@ -92,27 +92,32 @@ def test_the_readiness_check_catches_missing_title_units_and_legend():
     assert figure_problems(fig) == []
 
 
+def _example(problem):
+    ex = example(problem)
+    inst = optsched.generate(problem, seed=ex["seed"], preset=ex["preset"])
+    return inst, optsched.solve(inst, ex["method"])
+
+
 def test_a_problem_without_a_picture_is_a_typed_error(monkeypatch):
     import optsched.plot as central
     from optsched.core.errors import InvalidOptionError
 
+    inst, res = _example(SHIPPED[0])
     monkeypatch.setattr(central, "plot_module", lambda problem: None)
-    inst = optsched.generate("mknap", seed=1, preset="tiny")
     with pytest.raises(InvalidOptionError, match="no picture"):
-        plot(inst, optsched.solve(inst, "greedy"))
+        plot(inst, res)
 
 
-def test_vector_files_are_the_same_bytes_twice(tmp_path):
-    inst = optsched.generate("pipeline-schedule", seed=1, preset="hetero-small")
-    res = optsched.solve(inst, "1f1b")
+@pytest.mark.parametrize("problem", SHIPPED)
+def test_vector_files_are_the_same_bytes_twice(problem, tmp_path):
+    inst, res = _example(problem)
     plot(inst, res, tmp_path / "a.svg")
     plot(inst, res, tmp_path / "b.svg")
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
 
 
 def test_style_is_overridable_per_figure_and_per_session():
-    inst = optsched.generate("stage-cores", seed=1, preset="tiny")
-    res = optsched.solve(inst, "greedy")
+    inst, res = _example(SHIPPED[0])
     default = plot(inst, res).axes[0].title.get_fontsize()
     assert plot(inst, res, style={"axes.titlesize": 14}).axes[0].title.get_fontsize() == 14 != default
     set_style(axes_titlesize=12)
@@ -123,23 +128,13 @@ def test_style_is_overridable_per_figure_and_per_session():
     assert plot(inst, res).axes[0].title.get_fontsize() == default
 
 
-def test_a_method_keeps_its_colour_across_problems():
-    from matplotlib.colors import to_hex
-
-    for problem, method in (("online-knapsack", "threshold"), ("online-packing", "threshold")):
-        inst = optsched.generate(problem, seed=2, preset="tiny")
-        fig = plot(inst, optsched.solve(inst, method))
-        faces = {to_hex(c) for c in fig.axes[0].collections[0].get_facecolors()}
-        assert faces == {method_color("threshold")}
-
-
 def test_plotting_layer_never_forces_a_backend(monkeypatch):
     import matplotlib
 
+    inst, res = _example(SHIPPED[0])
     calls = []
     monkeypatch.setattr(matplotlib, "use", lambda *a, **k: calls.append(a))
-    inst = optsched.generate("mknap", seed=1, preset="tiny")
-    plot(inst, optsched.solve(inst, "greedy"))
+    plot(inst, res)
     assert calls == []
 
 

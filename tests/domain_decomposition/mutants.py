@@ -1,0 +1,18 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
+    M("dd-skip-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(2, n):\n            if owner[k] < owner[k - 1]:", "cell 1's contiguity skipped"),
+    M("dd-skip-last-cell", "domain-decomposition", "checker", PP + "domain_decomposition/instance.py",
+      "for k in range(1, n):\n            if owner[k] < owner[k - 1]:",
+      "for k in range(1, n - 1):\n            if owner[k] < owner[k - 1]:", "the last cell's contiguity skipped"),
+    M("dd-level-unbounded", "domain-decomposition", "error-path", PP + "domain_decomposition/problem.py",
+      '"top-level cells per axis = 2^level", bounds=Interval(1, 8)', '"top-level cells per axis = 2^level"',
+      "the level declares no interval (8^level cells)"),
+]

@@ -1,0 +1,43 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+#: its importers' validation, in the cross-format importer test
+FAST = ["tests/test_importer_validation.py"]
+MUTATIONS = [
+    # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
+    M("edge-list-negative-value", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "if not _looks_numeric(x) or not (math.isfinite(float(x)) and float(x) >= 0):",
+      "if not _looks_numeric(x):", "NaN or negative edge values accepted"),
+    M("edge-list-negative-id", "graph-partition", "error-path", "optsched/graphs/io.py",
+      "            elif integer_ids or _looks_numeric(x):", "            elif integer_ids:",
+      "a negative or NaN id in a file of names becomes a node"),
+    M("edge-list-index", "graph-partition", "error-path", PP + "graph_partition/generate.py",
+      '    if index not in (None, 0):\n        raise InvalidOptionError("graph-partition", "--index", "must be 0: '
+      'the file holds one graph", index)\n    path = Path(path)\n    try:\n        gf = read_edge_list(path)',
+      "    path = Path(path)\n    try:\n        gf = read_edge_list(path)", "edge-list ignores --index"),
+    M("gp-node-balance", "graph-partition", "checker", PP + "graph_partition/instance.py",
+      "if loads[0, i] > instance.capacity_nodes * (1 + LOAD_TOL):",
+      "if loads[0, i] > 2 * instance.capacity_nodes * (1 + LOAD_TOL):", "node balance doubled"),
+    M("gp-train-balance", "graph-partition", "checker", PP + "graph_partition/instance.py",
+      "if loads[1, i] > instance.capacity_train * (1 + LOAD_TOL):",
+      "if loads[1, i] > 2 * instance.capacity_train * (1 + LOAD_TOL):", "training-node balance doubled"),
+    M("gp-degree-unbounded", "graph-partition", "error-path", PP + "graph_partition/problem.py",
+      '"Chung-Lu mean degree", bounds=Interval(0, 100, closed="right")', '"Chung-Lu mean degree"',
+      "the mean degree declares no interval"),
+    # -- importers and learned policies ------------------------------------------------------------
+    # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
+    # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
+    # a feature or the information a past-only policy may see broken
+    M("imp-edge-list-string-ids", "graph-partition", "importer", "optsched/graphs/io.py",
+      "ids = sorted({int(s) for s in names})", "ids = sorted({int(s) for s in names}, key=str)",
+      "edge-list ids ranked as strings"),
+    M("imp-planetoid-test-index-one-based", "graph-partition", "importer", PP + "graph_partition/generate.py",
+      "        is_test[test] = True\n    train = np.flatnonzero(~is_test)\n    if len(train) == 0:\n"
+      '        raise InvalidInstanceError("graph-partition"',
+      "        is_test[test - 1] = True\n    train = np.flatnonzero(~is_test)\n    if len(train) == 0:\n"
+      '        raise InvalidInstanceError("graph-partition"',
+      "planetoid test-node ids read as 1-based"),
+]

@@ -1,0 +1,58 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields).
+
+Run history: in the first importer and learned run (2026-11-27) ``learned-sees-present``
+survived: the simulator-agreement test used an untrained policy whose prices did not depend on the
+utilization; the test named in its result was added for it.
+"""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+#: the learned pricing game's training and simulator checks on this problem
+FAST = ["tests/online_knapsack/test_learned.py::test_training_beats_the_untrained_policy_on_a_fixed_input",
+        "tests/online_knapsack/test_learned.py::test_simulator_agrees_with_online_knapsack_posted_prices"]
+MUTATIONS = [
+    # -- checkers: stop enforcing one constraint ------------------------------------------------------
+    M("okn-capacity", "online-knapsack", "checker", PP + "online_knapsack/instance.py",
+      "if load > CAPACITY + CAPACITY_TOL:", "if load > 1.5 * CAPACITY + CAPACITY_TOL:", "capacity 1.5 instead of 1"),
+    M("okn-duplicate", "online-knapsack", "checker", "optsched/core/knapsack.py",
+      'if len(set(accepted)) != len(accepted) else []', "if False else []", "a request may be accepted twice"),
+    # -- heuristic steps -----------------------------------------------------------------------------
+    M("okn-threshold-price", "online-knapsack", "step", PP + "online_knapsack/algorithms.py",
+      "return max(lower, lower / math.e * math.exp(c * utilization))",
+      "return max(lower, lower / math.e * math.exp(c * utilization / 2))", "threshold: price rises half as fast"),
+    # -- bounds ------------------------------------------------------------------------------------
+    M("okn-threshold-bound", "online-knapsack", "bound", PP + "online_knapsack/algorithms.py",
+      "c = competitive_constant(lower, upper)\n    return max(lower, lower / math.e * math.exp(c * utilization))",
+      "c = competitive_constant(lower, upper) + 1\n    return max(lower, lower / math.e * math.exp(c * utilization))",
+      "threshold: a wrong constant c"),
+    # -- simulators / objectives ---------------------------------------------------------------------
+    M("okn-welfare", "online-knapsack", "simulator", PP + "online_knapsack/instance.py",
+      "welfare = math.fsum(instance.values[t] * instance.demands[t] for t in set(accepted))",
+      "welfare = math.fsum(instance.values[t] for t in set(accepted))", "welfare without the demand factor"),
+    # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
+    M("repair-optimal", "online-knapsack", "status", "optsched/core/knapsack.py",
+      'out.status = "feasible"', "out.status = out.status",
+      "capacity repair reports optimal although the lowered capacity may cut off OPT"),
+    M("okn-guarantee-loosened", "online-knapsack", "guarantee", PP + "online_knapsack/methods.py",
+      "value=lambda inst: threshold_bound(inst.lower, inst.upper, inst.eps),",
+      "value=lambda inst: 1.05 * threshold_bound(inst.lower, inst.upper, inst.eps),",
+      "threshold's competitive ratio loosened by 5%"),
+    M("okn-guarantee-tightened", "online-knapsack", "guarantee", PP + "online_knapsack/methods.py",
+      "value=lambda inst: threshold_bound(inst.lower, inst.upper, inst.eps),",
+      "value=lambda inst: 0.98 * threshold_bound(inst.lower, inst.upper, inst.eps),",
+      "threshold's competitive ratio tightened by 2%"),
+    # -- importers and learned policies ------------------------------------------------------------
+    # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
+    # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
+    # a feature or the information a past-only policy may see broken
+    M("learned-advantage-sign", "online-knapsack", "learned", "optsched/online/learned.py",
+      "adv_pr = (w_all - base_w[:, None, None, None]) / b_opt[:, None, None, None]",
+      "adv_pr = (base_w[:, None, None, None] - w_all) / b_opt[:, None, None, None]",
+      "the policy's training advantage sign flipped"),
+    M("learned-sees-present", "online-knapsack", "learned", "optsched/online/learned.py",
+      "        p = price_fn(z, t)\n        d = demands[:, t, :]\n",
+      "        d = demands[:, t, :]\n        p = price_fn(z + d, t)\n",
+      "the training simulator's posted price sees the current request"),
+]

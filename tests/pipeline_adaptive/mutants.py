@@ -1,0 +1,16 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
+    M("pa-memory", "pipeline-adaptive", "checker", PP + "pipeline_adaptive/instance.py",
+      "        if g not in fitting:\n", "        if g < 1:\n", "group sizes that do not fit memory accepted"),
+    # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
+    M("pa-brute-optimal-after-limit", "pipeline-adaptive", "status", PP + "pipeline_adaptive/algorithms.py",
+      "    visit(0, 0.0, None)\n",
+      "    try:\n        visit(0, 0.0, None)\n    except Exception:\n        pass\n",
+      "brute keeps its best sequence at the time limit and still reports optimal"),
+]

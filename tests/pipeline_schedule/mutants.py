@@ -1,0 +1,31 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers: stop enforcing one constraint ------------------------------------------------------
+    M("ps-cap", "pipeline-schedule", "checker", PP + "pipeline_schedule/instance.py",
+      "sim.peak_inflight > np.asarray(instance.inflight_cap)", "sim.peak_inflight > 1 + np.asarray(instance.inflight_cap)",
+      "in-flight cap one higher"),
+    # -- heuristic steps -----------------------------------------------------------------------------
+    M("list-feed-rule", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "feed = k < K - 1 and not fq[k + 1] and inflight[k + 1] < cap[k + 1]", "feed = False",
+      "list: no forward-first tie rule for a starving next stage"),
+    M("list-earliest-start", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "cand = (max(free[k], bq[k][0][0]), 1 if feed else 0, k, BACKWARD)",
+      "cand = (max(free[k], bq[k][0][0]) + 1.0, 1 if feed else 0, k, BACKWARD)",
+      "list: backwards ranked one unit later than their earliest start"),
+    M("list-tie-kind", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "cand = (max(free[k], fq[k][0][0]), 0 if feed else 1, k, FORWARD)",
+      "cand = (max(free[k], fq[k][0][0]), 0, k, FORWARD)", "list: forwards always win ties"),
+    # -- simulators / objectives ---------------------------------------------------------------------
+    M("ps-peak-inflight", "pipeline-schedule", "simulator", "optsched/simulation/pipeline.py",
+      "return np.cumsum(steps, axis=1).max(axis=1, initial=0)", "return np.cumsum(steps, axis=1).max(axis=1, initial=0) - 1",
+      "peak in-flight count one too low"),
+    # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
+    M("ps-cycle-raises", "pipeline-schedule", "error-path", PP + "pipeline_schedule/instance.py",
+      "    except InvalidInstanceError as exc:  # malformed or deadlocked: no schedule to measure\n",
+      "    except ZeroDivisionError as exc:\n", "a deadlocked order is invalid input (exit 2), not a violation"),
+]

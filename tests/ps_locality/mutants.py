@@ -1,0 +1,66 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers: stop enforcing one constraint ------------------------------------------------------
+    M("psl-gpu-only-capacity", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "over = np.argwhere(load > cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "over = np.argwhere(load[:, :1] > cap[:, :1] * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "capacity checked on the GPU column only (the audit's ps-locality breakage)"),
+    M("psl-capacity", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "over = np.argwhere(load > cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)",
+      "over = np.argwhere(load > 2 * cap * (1 + CAPACITY_RTOL) + CAPACITY_RTOL)", "every capacity doubled"),
+    M("psl-arrival", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "early = np.flatnonzero(slot < instance.arrival[job])", "early = np.flatnonzero(slot < 0)",
+      "allocations before arrival allowed"),
+    M("psl-max-workers", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(sx + sy > W)", "np.flatnonzero(sx + sy > 2 * W)", "max_workers doubled"),
+    M("psl-one-machine", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(n_colo_machines > 1)", "np.flatnonzero(n_colo_machines > 9)",
+      "co-location over several machines allowed"),
+    M("psl-both-modes", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "(n_colo_machines > 0) & (n_spread > 0)", "(n_colo_machines > 0) & (n_spread > 9)",
+      "co-located and spread at once allowed"),
+    M("psl-colo-fan", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(fan * sp < sx)", "np.flatnonzero(fan * sp < sx - 9)", "co-located PS fan-out ignored"),
+    M("psl-spread-fan", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "np.flatnonzero(fan * sq < sy)", "np.flatnonzero(fan * sq < sy - 9)", "spread PS fan-out ignored"),
+    M("psl-duplicate", "ps-locality", "checker", PP + "ps_locality/instance.py",
+      "uniq[counts > 1][:5]", "uniq[counts > 9][:5]", "duplicate rows allowed"),
+    # -- heuristic steps -----------------------------------------------------------------------------
+    M("rr-first-trial", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "if value is not None and value < best_value:", "if value is not None and best is None:",
+      "rr: first trial instead of the best of trials"),
+    M("rr-repair-no-grow", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "        for i in active:\n            s.grow(i)", "        for i in active[:0]:\n            s.grow(i)",
+      "rr repair: unfinished jobs do not use the room left"),
+    M("rr-repair-order", "ps-locality", "step", PP + "ps_locality/algorithms.py",
+      "order = np.lexsort((np.arange(instance.num_jobs), tau))",
+      "order = np.lexsort((np.arange(instance.num_jobs), -tau))", "rr repair: latest sampled completion first"),
+    # -- error paths ---------------------------------------------------------------------------------
+    M("rr-trials-validation", "ps-locality", "error-path", PP + "ps_locality/algorithms.py",
+      "if trials < 1:", "if trials < 0:", "rr accepts trials = 0"),
+    # -- simulators / objectives ---------------------------------------------------------------------
+    M("psl-progress", "ps-locality", "simulator", PP + "ps_locality/instance.py",
+      "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_ex[i]",
+      "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_in[i]",
+      "spread workers progress at the co-located rate"),
+    # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
+    M("psl-lb-optimal-after-limit", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      'status="optimal" if sol.status == "optimal" else sol.status,', 'status="optimal",',
+      "the ps-locality lower bound reports optimal after its LP stopped"),
+    M("psl-lb-primal-value", "ps-locality", "bound", PP + "ps_locality/algorithms.py",
+      'lp_value = sol.objective if sol.status == "optimal" else sol.bound\n    value = max(solo, lp_value)',
+      'lp_value = sol.objective if sol.objective is not None else sol.bound\n    value = max(solo, lp_value)',
+      "a stopped LP's primal value taken as the lower bound"),
+    # -- importers and learned policies ------------------------------------------------------------
+    # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
+    # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
+    # a feature or the information a past-only policy may see broken
+    M("imp-ps-bandwidth-bits", "ps-locality", "importer", PP + "ps_locality/trace.py",
+      "bandwidth_ex=1250.0 * slot_s", "bandwidth_ex=10000.0 * slot_s",
+      "10 Gbit/s read as 10 GB/s between machines"),
+]

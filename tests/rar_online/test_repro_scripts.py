@@ -1,0 +1,20 @@
+"""The T3 script: cells, one cheap row of each kind and the report, through a fake writer."""
+
+from __future__ import annotations
+
+from tests.repro_support import RecordingWriter, load_paper_script
+
+
+def test_t3_cells_rows_and_report():
+    t3 = load_paper_script("t3_rar_online")
+    rows = [t3.run_cell({"part": "small", "objective": "utility", "instance_seed": s}, seed=s) for s in range(2)]
+    demand = t3.run_cell({"part": "small-demand", "objective": "utility", "instance_seed": 0}, seed=0)
+    assert demand["theorem_applies"]
+    assert demand["gadget_exact_value"] >= demand["reference_value"] / demand["registered_factor"]
+    writer = RecordingWriter()
+    t3.report(rows + [demand], writer)
+    assert "small_demand" in writer.tables
+    table = writer.tables["small_utility"].rows
+    assert table[-1]["method"].startswith("reference")
+    for row in rows:  # the offline optimum is never beaten by an online policy
+        assert all(row[f"{m}_value"] <= row["reference_value"] + 1e-9 for m in ("gadget", "fifo", "tiresias_las"))

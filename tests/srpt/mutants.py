@@ -1,0 +1,43 @@
+"""The mutants of this problem's code, and of shared code this problem's tests kill: records for
+the hand mutation driver ``tests/mutations.py`` (which runs them and explains the fields)."""
+
+from tests.mutations import Mutation as M
+
+PP = "optsched/problems/"
+MUTATIONS = [
+    # -- checkers: stop enforcing one constraint ------------------------------------------------------
+    M("srpt-arrival", "srpt", "checker", PP + "srpt/instance.py",
+      "work, last_end, slack = 0.0, job.arrival, 0.0", "work, last_end, slack = 0.0, 0.0, 0.0",
+      "segments may start before arrival (the audit's srpt breakage)"),
+    M("srpt-capacity", "srpt", "checker", PP + "srpt/instance.py",
+      "held > instance.gpus_per_server[server]", "held > 2 * instance.gpus_per_server[server]", "server GPUs doubled"),
+    M("srpt-work", "srpt", "checker", PP + "srpt/instance.py",
+      "if work < job.iterations * (1 - WORK_RTOL) - slack:", "if work < 0.9 * job.iterations * (1 - WORK_RTOL) - slack:",
+      "10% of the iterations may be missing"),
+    M("srpt-overhead", "srpt", "checker", PP + "srpt/instance.py",
+      "overhead = instance.restart_overhead if k else 0.0", "overhead = 0.0", "restarts cost nothing"),
+    M("srpt-missing", "srpt", "checker", PP + "srpt/instance.py",
+      "    if missing:\n", "    if False:\n", "jobs may be left out"),
+    # -- heuristic steps -----------------------------------------------------------------------------
+    M("asrpt-order", "srpt", "step", PP + "srpt/algorithms.py",
+      "        return (left, job.arrival, job.id)", "        return (-left, job.arrival, job.id)",
+      "A-SRPT: longest remaining first"),
+    M("asrpt-restart-credit", "srpt", "step", PP + "srpt/algorithms.py",
+      "left -= job.gpus * credit", "left -= 0.0", "A-SRPT: running jobs get no restart-overhead credit"),
+    M("tiresias-queues", "srpt", "step", PP + "srpt/algorithms.py",
+      "return (sum(attained >= t for t in thresholds), job.arrival, job.id)", "return (job.arrival, job.id)",
+      "Tiresias-LAS: no attained-service queues"),
+    # -- bounds ------------------------------------------------------------------------------------
+    M("srpt-lb-isolated", "srpt", "bound", PP + "srpt/algorithms.py",
+      "value = float(max(virtual, isolated))", "value = float(virtual + isolated)", "lb: sum of two bounds"),
+    # -- simulators / objectives ---------------------------------------------------------------------
+    M("srpt-flow", "srpt", "simulator", PP + "srpt/instance.py",
+      "flow.append(last_end - job.arrival)", "flow.append(last_end)", "completion time instead of flow time"),
+    # -- importers and learned policies ------------------------------------------------------------
+    # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
+    # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
+    # a feature or the information a past-only policy may see broken
+    M("imp-srpt-arrivals-unshifted", "srpt", "importer", PP + "srpt/generate.py",
+      "jobs = tuple(_job(k, t.arrival_s - start, rec", "jobs = tuple(_job(k, t.arrival_s, rec",
+      "the stream's arrivals not shifted to its first job"),
+]
