@@ -1,8 +1,6 @@
-"""dnn-partitioning graphs unlike the msr-fiddle files, through both importers (dag-pipeline and
-hetero-sharding): fewer forward nodes than stages, one node, no edges, optional fields absent,
+"""dnn-partitioning graphs unlike the msr-fiddle files, through this problem's importer: fewer forward nodes than stages, one node, no edges, optional fields absent,
 a training graph with backward nodes, gzip under a .json name, an extra unknown field."""
 
-import gzip
 import json
 
 import pytest
@@ -10,25 +8,9 @@ import pytest
 from optsched.cli import main
 from optsched.core.errors import InvalidInstanceError
 from optsched.problems.dag_pipeline.generate import import_operator_graph as import_stages
-from optsched.problems.hetero_sharding.generate import import_operator_graph as import_hap
-
-
-def _node(i, back=False, **kw):  # only the required fields (no colorClass, isBackwardNode, supportedOnFpga)
-    d = {"id": i, "name": f"op{i}", "cpuLatency": 2.0, "fpgaLatency": 1.0, "size": 4.0 * i}
-    if back:
-        d["isBackwardNode"] = True
-    d.update(kw)
-    return d
-
-
-def _chain(ids, nbytes=8.0):
-    return [{"sourceId": a, "destId": b, "cost": 0.1, "size": nbytes} for a, b in zip(ids, ids[1:])]
-
-
-def _write(path, doc, gz=False):
-    data = json.dumps(doc).encode()
-    path.write_bytes(gzip.compress(data) if gz else data)
-    return path
+from tests.dnn_partitioning_files import chain as _chain
+from tests.dnn_partitioning_files import node as _node
+from tests.dnn_partitioning_files import write as _write
 
 
 def test_fewer_forward_nodes_than_stages(tmp_path):
@@ -44,7 +26,7 @@ def test_fewer_forward_nodes_than_stages(tmp_path):
     assert json.loads(res.read_text())["objective"] == 16.0  # both 8-byte edges cut
     assert main(["check", "dag-pipeline", str(inst_path), str(res)]) == 0
     one = _write(tmp_path / "one.json", {"nodes": [_node(0)], "edges": []})
-    assert import_stages(one).stages == 1 and len(import_hap(one).stages) == 1
+    assert import_stages(one).stages == 1
 
 
 def test_training_graph_gzip_extra_fields(tmp_path):
@@ -57,12 +39,6 @@ def test_training_graph_gzip_extra_fields(tmp_path):
     # backward nodes dropped, forward compute scaled by the backward factor 3 (1 ms x 3)
     assert len(inst.compute_s) == 6 and inst.compute_s == pytest.approx((0.003,) * 6)
     assert len(inst.edges) == 5 and inst.stages == 4
-    hap = import_hap(path)
-    assert len(hap.stages) == 12  # the whole graph, <= 64 nodes: one stage per node
-    inst_path, res = tmp_path / "h.json", tmp_path / "r.json"
-    assert main(["import", "dnn-partitioning-hap", str(path), "-o", str(inst_path)]) == 0
-    assert main(["solve", "hetero-sharding", str(inst_path), "--time-limit", "20", "-o", str(res)]) == 0
-    assert main(["check", "hetero-sharding", str(inst_path), str(res)]) == 0
 
 
 def test_budget_no_plan_meets_is_exit_3(tmp_path):

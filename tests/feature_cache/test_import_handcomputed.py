@@ -61,7 +61,7 @@ def test_real_citeseer_against_the_pickle_read_directly():
 
 
 def test_a_gzipped_graph_finds_its_test_index(tmp_path):
-    # as graph-partition's importer does: ind.<name>.graph.gz with ind.<name>.test.index beside it
+    # as the planetoid files are laid out: ind.<name>.graph.gz with ind.<name>.test.index beside it
     import gzip
 
     path = tmp_path / "ind.toy.graph.gz"

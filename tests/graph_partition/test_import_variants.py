@@ -12,7 +12,6 @@ import pytest
 
 from optsched.cli import main
 from optsched.core.errors import InvalidInstanceError
-from optsched.problems.feature_cache.generate import import_planetoid_cache
 from optsched.problems.graph_partition.generate import import_edge_list, import_planetoid
 
 ADJ = {0: [1, 2, 2], 1: [0, 3], 2: [0, 2], 3: [1], 5: [6], 6: [5]}  # 4 isolated, 2-2 loop, 0-2 repeated
@@ -35,8 +34,6 @@ def test_planetoid_other_dataset(tmp_path, protocol, cls):
     assert _edges(inst) == [(0, 1), (0, 2), (1, 3), (5, 6)]
     assert list(inst.train_nodes) == [0, 1, 2, 3, 4, 5, 7]
     assert "1 self-loops" in inst.provenance
-    cache = import_planetoid_cache(path)
-    assert cache.num_nodes == 9 and cache.capacity == 1  # 10% of 9 nodes, at least 1
 
 
 def test_planetoid_neighbour_sets(tmp_path):
@@ -52,12 +49,11 @@ def test_planetoid_neighbour_sets(tmp_path):
 def test_planetoid_gzip_and_cli_end_to_end(tmp_path):
     path = tmp_path / "ind.mine.graph"
     path.write_bytes(gzip.compress(pickle.dumps(ADJ, protocol=2)))
-    for fmt, problem in (("planetoid-graph", "graph-partition"), ("planetoid-cache", "feature-cache")):
-        inst, res = tmp_path / f"{problem}.json", tmp_path / "r.json"
-        assert main(["import", fmt, str(path), "-o", str(inst)]) == 0
-        assert json.loads(inst.read_text())["num_nodes"] == 7
-        assert main(["solve", problem, str(inst), "--time-limit", "20", "-o", str(res)]) == 0
-        assert main(["check", problem, str(inst), str(res)]) == 0
+    inst, res = tmp_path / "instance.json", tmp_path / "r.json"
+    assert main(["import", "planetoid-graph", str(path), "-o", str(inst)]) == 0
+    assert json.loads(inst.read_text())["num_nodes"] == 7
+    assert main(["solve", "graph-partition", str(inst), "--time-limit", "20", "-o", str(res)]) == 0
+    assert main(["check", "graph-partition", str(inst), str(res)]) == 0
 
 
 def test_planetoid_huge_id_is_exit_2(tmp_path, capsys):

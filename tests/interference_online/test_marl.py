@@ -59,7 +59,7 @@ def test_inference_needs_no_jax():
     "random start (405,390 s total JCT) beats, on this one stream, the teacher the training imitates "
     "(sjf-least-interference on the agents' candidates, 449,679; the registered method 509,213), so the "
     "margin (<= 364,851) asks training to beat its own teacher by 19% here; untrained starts of seeds "
-    "0-14 span 352,200-608,523 on it. See docs/interference_placement.md#marl. Strict: a pass must lift "
+    "0-14 span 352,200-608,523 on it. See optsched/problems/interference_online/README.md#marl. Strict: a pass must lift "
     "this mark"))
 def test_trained_policy_beats_an_untrained_one():
     # a fixed generated stream (seed far from the training streams' seeds, seed * 100003 + iteration <= 400131)

@@ -3,7 +3,7 @@
 Window ``index`` of ``jobs`` jobs of a Gavel trace in file order (``start = index x jobs``); weight =
 total steps / the isolated v100 steps/s of (type, scale) (scale-1 row when there is no multi-GPU
 row); reject cost = 4 x the largest weight; 4 servers of 4 GPUs, more when a job needs them;
-interference table from Gavel's throughputs (see ``tests/interference_online``). A tiny
+interference table from Gavel's throughputs (``optsched.workloads``). A tiny
 hand-written throughput file stands in for Gavel's.
 """
 

@@ -1,12 +1,13 @@
 """online-packing: validation, checker, exact methods against brute force and back-ends, the
-one-resource case against online-knapsack, and the online methods."""
+one-resource case against the classical one-dimensional rules, and the online methods."""
+
+import math
 
 import numpy as np
 import pytest
 
 import optsched
 from optsched.core.errors import InvalidInstanceError
-from optsched.problems.online_knapsack.instance import OnlineKnapsackInstance
 from optsched.problems.online_packing import OnlinePackingInstance, check, generate
 from optsched.problems.online_packing.algorithms import threshold_prices
 
@@ -47,12 +48,29 @@ def test_milp_equals_brute_and_backends(seed):
     assert optsched.solve(inst, "lp").objective >= brute * (1 - 1e-9)
 
 
-def test_one_resource_is_online_knapsack():
-    inst = generate(5, requests=30, resources=1, eps=0.1)
-    kn = OnlineKnapsackInstance(lower=inst.lower, upper=inst.upper, eps=inst.eps,
-                                demands=inst.demand_matrix[:, 0].tolist(), values=list(inst.values))
-    for method in ("milp", "threshold", "greedy", "fixed-price"):
-        assert optsched.solve(inst, method).objective == pytest.approx(optsched.solve(kn, method).objective, rel=1e-9)
+def _one_dimensional(values, demands, lower, upper, rule):
+    """The classical one-resource posted-price knapsack, written independently of the package:
+    request t (value density v, demand d) is served iff v >= the price posted at utilization z and
+    it fits; threshold psi(z) = max(L, (L / e) e^(c z)), c = 1 + ln(U / L) (Zhou, Chakrabarty &
+    Lukose 2008); fixed price sqrt(L U); greedy serves whatever fits."""
+    c = 1.0 + math.log(upper / lower)
+    z, welfare = 0.0, []
+    for v, d in zip(values, demands):
+        price = {"threshold": max(lower, lower / math.e * math.exp(c * z)), "fixed-price": math.sqrt(lower * upper),
+                 "greedy": 0.0}[rule]
+        if v * d >= price * d and z + d <= 1.0:
+            z += d
+            welfare.append(v * d)
+    return math.fsum(welfare)
+
+
+def test_one_resource_is_the_classical_online_knapsack():
+    for seed in range(5, 9):
+        inst = generate(seed, requests=30, resources=1, eps=0.1)
+        demands = inst.demand_matrix[:, 0].tolist()
+        for method in ("threshold", "greedy", "fixed-price"):
+            want = _one_dimensional(list(inst.values), demands, inst.lower, inst.upper, method)
+            assert optsched.solve(inst, method).objective == pytest.approx(want, rel=1e-9), (seed, method)
 
 
 def test_threshold_prices_weigh_each_resource():

@@ -1,4 +1,4 @@
-"""pipeline-graph: the exact DP against brute force, the one-path chain and pipeline-partition's dp."""
+"""pipeline-graph: the exact DP against brute force, the one-path chain and the shared chain partition's DP."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import optsched
 from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.registry import get_problem
 from optsched.pipeline.antichain import DownsetLattice, LayerDag, pipedream_antichain_dag
+from optsched.pipeline.partition.dp import best_plan
+from optsched.pipeline.partition.instance import PipelinePartitionInstance
+from optsched.pipeline.partition.instance import check as check_chain_plan
 from optsched.problems.pipeline_graph import check, random_dag
 from optsched.problems.pipeline_graph.instance import PipelineGraphInstance
 
@@ -56,19 +59,21 @@ def test_chain_graph_all_methods_agree(seed, objective):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_chain_graph_equals_pipeline_partition_dp(seed):
-    """On a chain, the whole-graph optimum under ``bottleneck`` is pipeline-partition's ``dp`` on a
-    flat graph of identical devices at the same bandwidth (memory unbounded)."""
+def test_chain_graph_equals_the_chain_partition_dp(seed):
+    """On a chain, the whole-graph optimum under ``bottleneck`` is the shared chain partition's exact
+    DP (``optsched.pipeline.partition.dp.best_plan``) on a flat graph of identical devices at the same
+    bandwidth (memory unbounded)."""
     inst = random_dag(seed, 9, 4, chain=True, objective="bottleneck")
     N, bw = inst.workers, inst.bandwidth
-    pp = get_problem("pipeline-partition").instance_type(
+    pp = PipelinePartitionInstance(
         objective="bottleneck", microbatches=1, profile_batch=1.0, microbatch_size=1.0,
         layer_names=inst.layer_names, forward_s=inst.forward_s, backward_s=inst.backward_s,
         parameter_bytes=inst.parameter_bytes, activation_bytes=inst.activation_bytes,
         stash_bytes=(0.0,) * inst.num_layers, device_speed=(1.0,) * N, device_memory_bytes=(1e18,) * N,
         links=tuple((i, j, bw) for i, j in itertools.combinations(range(N), 2)))
-    ref = optsched.solve(pp, "dp")
-    assert ref.status == "optimal"
+    plan, exact = best_plan(pp)
+    ref = check_chain_plan(pp, plan.solution())
+    assert exact and ref.feasible
     assert optsched.solve(inst, "antichain-dp").objective == pytest.approx(ref.objective, rel=REL)
 
 

@@ -1,6 +1,6 @@
 """pipeline-graph's ``pipedream-graph`` importer against values computed by hand.
 
-PipeDream's ``graph.txt`` (see ``tests/pipeline_partition/test_import_handcomputed.py``): the
+PipeDream's ``graph.txt`` (the profile format's own reader is tested with its importer): the
 whole DAG in the file's node order after dropping ``Input*`` sources and ``__getitem__`` sinks,
 edges producer -> consumer as the tab-indented lines say, times ms -> s, 16 workers, 1e9 bytes/s,
 PipeDream's objective, the published profiling batch (128 for the image models, 64 for GNMT; 1 for

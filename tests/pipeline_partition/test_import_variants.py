@@ -65,11 +65,6 @@ def test_single_node_cli_end_to_end(tmp_path):
     assert json.loads(prof.read_text())["layer_names"] == ["only"]
     assert main(["solve", "pipeline-partition", str(prof), "--time-limit", "20", "-o", str(tmp_path / "s.json")]) == 0
     assert main(["check", "pipeline-partition", str(prof), str(tmp_path / "s.json")]) == 0
-    inst = tmp_path / "g.json"
-    assert main(["import", "pipedream-graph", str(path), "-o", str(inst)]) == 0
-    res = tmp_path / "r.json"
-    assert main(["solve", "pipeline-graph", str(inst), "--time-limit", "20", "-o", str(res)]) == 0
-    assert main(["check", "pipeline-graph", str(inst), str(res)]) == 0
 
 
 def test_imported_instance_solves_and_serves_as_a_profile(tmp_path):

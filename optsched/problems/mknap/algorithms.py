@@ -48,7 +48,7 @@ def lp_bound(instance: MknapInstance, ctx: SolveContext) -> Outcome:
 def lp_round(instance: MknapInstance, ctx: SolveContext) -> Outcome:
     """Round a basic optimal LP solution down, or take the best single item, whichever is better.
 
-    Guarantee (classical; proof in ``docs/guarantees.md#mknap-lp-round``): with m rows,
+    Guarantee (classical; proof in ``optsched/problems/mknap/README.md#lp-round-guarantee``): with m rows,
     ``ALG >= LP / (m + 1) >= OPT / (m + 1)``. Items that fit no row on their own are dropped first
     (no feasible solution contains them). A basic solution of the LP has at most m fractional
     items: the method asserts it. Time: one LP solve plus O(n m).

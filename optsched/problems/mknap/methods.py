@@ -20,7 +20,7 @@ PROBLEM.method(
     guarantee=Guarantee(
         form="multiplicative", sense=">=", value=lambda inst: inst.num_rows + 1, reference="OPT",
         statement="ALG >= OPT / (m + 1), m = number of capacity rows", source="classical",
-        proof="docs/guarantees.md#mknap-lp-round"),
+        proof="optsched/problems/mknap/README.md#lp-round-guarantee"),
 )(algorithms.lp_round)
 
 PROBLEM.method("greedy", kind="baseline", fidelity="ours",
