@@ -7,10 +7,10 @@
 """
 
 from .db import ResultsDB
-from .experiment import Experiment, ReportWriter
+from optsched.experiments.declaration import Experiment, ReportWriter
 from .keys import cell_key, cell_seed
 from .runner import RunOptions, run
-from .stats import MeanCI, mean_ci95
+from optsched.experiments.stats import MeanCI, mean_ci95
 
 
 def load(experiment_id: str, out="paper_repro/results", quick: bool = False):
