@@ -12,7 +12,7 @@ facade), which re-exports the same names (``optsched.repro.Experiment`` is this 
 """
 
 from .declaration import TIMING_SUFFIX, Experiment, ReportWriter
-from .instances import generate
+from .instances import check, generate
 from .stats import MeanCI, mean_ci95
 
-__all__ = ["Experiment", "ReportWriter", "TIMING_SUFFIX", "MeanCI", "mean_ci95", "generate"]
+__all__ = ["Experiment", "ReportWriter", "TIMING_SUFFIX", "MeanCI", "mean_ci95", "generate", "check"]

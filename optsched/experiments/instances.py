@@ -14,7 +14,7 @@ from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.core.params import validate_parameters
 from optsched.core.registry import get_problem
 
-__all__ = ["generate"]
+__all__ = ["generate", "check"]
 
 
 def generate(problem: str, seed: int = 0, preset: str | None = None, **options) -> Any:
@@ -33,3 +33,12 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
         raise InvalidOptionError(problem, "seed", "must be an integer", seed)
     params = validate_parameters(problem, prob.generator_options, params)
     return prob.generate(seed, **params)
+
+
+def check(instance: Any, solution: Any):
+    """The problem's checker on ``solution`` (a solution dict, or a result record's solution):
+    what ``optsched.check`` does, from below the facade."""
+    from optsched.core.result import Result
+
+    solution = solution.solution if isinstance(solution, Result) else solution
+    return get_problem(instance.problem).check(instance, solution)

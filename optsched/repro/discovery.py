@@ -163,9 +163,24 @@ def _experiments_of(path: Path) -> list[Experiment]:
     return experiments
 
 
+class _PartsWriter:
+    """The writer the parts of one table report through: the runner's writer, plus ``shared`` (a
+    dict that lives while the table's parts report, in order: a part may leave a drawing piece for
+    a later part, e.g. a figure whose panels show two parts' rows) and ``at_end`` (callables run
+    after every part has reported, e.g. saving that figure)."""
+
+    def __init__(self, out):
+        self._out = out
+        self.shared: dict = {}
+        self.at_end: list = []
+
+    def __getattr__(self, name):
+        return getattr(self._out, name)
+
+
 def join_parts(parts: list[Part]) -> Experiment:
     """One experiment from a table's parts (sorted by ``order``): the header of the part of order
-    0; the cells of every part in order; the parts' methods and data files, in order; each part's
+    0; the cells of every part in order; the parts' methods and data files, in order (each once); each part's
     ``report`` with its own rows. ``run_cell`` finds the part of a cell by its parameters (the
     runner does not need it: each task names its part's file and declaration)."""
     from dataclasses import replace
@@ -184,13 +199,16 @@ def join_parts(parts: list[Part]) -> Experiment:
         raise LookupError(f"{lead.id}: no part declares the cell {params!r}")
 
     def report(rows: list[dict], out) -> None:
+        writer = _PartsWriter(out)
         start = 0
         for experiment in experiments:
             count = len(experiment.cells(out.quick))
-            experiment.report(rows[start:start + count], out)
+            experiment.report(rows[start:start + count], writer)
             start += count
+        for finish in writer.at_end:
+            finish()
 
-    methods = tuple(m for experiment in experiments for m in experiment.methods)
+    methods = tuple(dict.fromkeys(m for experiment in experiments for m in experiment.methods))
     data = tuple(dict.fromkeys(f for experiment in experiments for f in experiment.requires_data))
     return replace(lead, cells=cells, run_cell=run_cell, report=report, methods=methods, requires_data=data,
                    part="", order=0)
