@@ -69,11 +69,15 @@ class Script:
     origin: str | None = None
     #: the declarations the table is made of, in order: one, or one per part
     parts: list[Part] | None = None
+    #: the table's id when its parts could not be joined (there is no experiment to take it from)
+    table_id: str | None = None
 
     @property
     def id(self) -> str:
         if self.experiment is not None:
             return self.experiment.id
+        if self.table_id:
+            return self.table_id
         if self.path.name == PROBLEM_SCRIPT:
             return self.path.parent.name.upper()
         return self.path.stem.split("_", 1)[0].upper()
@@ -276,12 +280,18 @@ def discover(scripts_dir: str | Path, *, problems: bool = True) -> list[Script]:
             continue
         error = _parts_error(parts)
         if error:
-            scripts.append(Script(first.path, None, error, first.origin))
+            scripts.append(Script(first.path, None, error, ", ".join(_where(p) for p in parts),
+                                  table_id=first.experiment.id))
             continue
         parts = sorted(parts, key=lambda p: p.experiment.order)
-        origin = ", ".join(p.origin or p.path.name for p in parts)
+        origin = ", ".join(_where(p) for p in parts)
         scripts.append(Script(parts[0].path, join_parts(parts), None, origin, parts))
     return scripts
+
+
+def _where(part: Part) -> str:
+    """Where a part of a joined table lives, for reports: its origin, or ``<folder>/<file>``."""
+    return part.origin or f"{part.path.parent.name}/{part.path.name}"
 
 
 def _parts_error(parts: list[Part]) -> str | None:

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 @pytest.fixture(scope="module")
 def t2():
-    return load_paper_script("t2_smd")
+    return load_problem_script("smd")
 
 
 def test_cells_are_json_and_carry_seeds(t2):
