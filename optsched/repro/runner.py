@@ -285,9 +285,23 @@ def _ignore_folder(folder: Path) -> None:
         write_text(ignore, "# written by optsched repro: not part of the committed reference\n*\n")
 
 
+def repository_scripts(scripts_dir: str | Path) -> bool:
+    """Whether ``scripts_dir`` is the ``paper_repro/`` folder of the repository the package lives in
+    (its tables and every problem folder's ``repro.py`` run together)."""
+    import optsched
+
+    try:
+        return Path(scripts_dir).resolve() == Path(optsched.__file__).resolve().parents[1] / SCRIPTS_DIR
+    except OSError:
+        return False
+
+
 def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | Path = SCRIPTS_DIR,
         stream: TextIO = sys.stderr) -> int:
     """Run the selected experiments; exit status 0, or 1 if any script, cell or report failed.
+
+    The tables are the scripts of ``scripts_dir`` and, when it is the repository's ``paper_repro/``
+    (:func:`repository_scripts`) or ``only`` names tables, every problem folder's ``repro.py``.
 
     Raises :class:`~optsched.core.errors.UnknownNameError` for an id in ``only`` that no script
     declares and :class:`~optsched.core.errors.InvalidInstanceError` for a missing scripts folder
@@ -303,7 +317,13 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
         raise InvalidOptionError("repro", "--executor", "must be local or dask", options.executor)
     if options.scheduler and options.executor != "dask":
         raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", options.scheduler)
-    scripts = select(discover(scripts_dir), only)
+    # the problems' own tables belong to the repository of the package: a scripts folder elsewhere
+    # (a test's, another project's) runs its own scripts, and the problems' tables only by name
+    problems = bool(only) or repository_scripts(scripts_dir)
+    if not problems:
+        stream.write(f"optsched repro: {scripts_dir} is not the package's paper_repro/ folder: the problems' "
+                     "own tables are not run (name them with --only)\n")
+    scripts = select(discover(scripts_dir, problems=problems), only)
     for name in SINGLE_THREAD_ENV:  # inherited by the worker processes started below
         os.environ[name] = "1"
     os.environ["MPLBACKEND"] = "Agg"
