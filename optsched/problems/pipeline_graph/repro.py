@@ -25,7 +25,7 @@ PROFILES = ("vgg16", "resnet50", "inception_v3", "densenet121", "resnext101", "g
 BRANCHING = ("resnet50", "inception_v3", "densenet121", "resnext101", "gnmt", "gnmt_large")
 OBJECTIVES = {"pipedream": ("pipedream", None), "pipedream+transfer": ("pipedream", 1.0),
               "bottleneck": ("bottleneck", None)}
-REFERENCE = Path(__file__).resolve().parents[1] / "instances" / "pipeline_graph" / "pipedream_reference.json"
+REFERENCE = Path(__file__).resolve().parents[3] / "instances" / "pipeline_graph" / "pipedream_reference.json"
 
 
 def cells(quick: bool) -> list[dict]:

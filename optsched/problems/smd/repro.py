@@ -43,7 +43,7 @@ OPTIMAL_RTOL = 1e-6
 
 #: the repository's DNN profiles (``models/*.json``), resolved from this script's location; cells
 #: name the folder relatively so that their keys do not depend on the checkout's path
-MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS = Path(__file__).resolve().parents[3] / "models"
 
 
 def _family(name: str, preset: str, seeds: range, **changes) -> list[dict]:
