@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.solving import solve
 from optsched.core.data import data_file
-from optsched.problems.dag_pipeline import DagPipelineInstance, from_operator_graph
+from optsched.core.solving import solve
 from optsched.experiments import Experiment
+from optsched.problems.dag_pipeline import DagPipelineInstance, from_operator_graph
 
 GRAPHS_QUICK = ("throughput-inputs/LayerGraphs/bert24_training.json",
                 "throughput-inputs/LayerGraphs/gnmt_training.json")

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import resource
 
+from optsched.core.data import data_file
 from optsched.core.registry import get_problem
 from optsched.core.solving import solve
-from optsched.core.data import data_file
-from optsched.problems.intra_op import load_iopddl
 from optsched.experiments import Experiment
+from optsched.problems.intra_op import load_iopddl
 
 #: the contest's time-out per instance [code: google/iopddl iopddl-benchmark-details.png]
 TIMEOUT_S = {"A": 60.0, "B": 60.0, "G": 120.0, "M": 180.0, "S": 240.0, "example": 10.0}

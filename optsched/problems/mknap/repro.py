@@ -16,12 +16,10 @@ from __future__ import annotations
 import math
 import re
 
-from optsched.core.solving import solve
 from optsched.core.data import data_file
-from optsched.core.solving import objective_tolerance
+from optsched.core.solving import objective_tolerance, solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.mknap import load_orlib
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
 
 DATA = "mknap/mknapcb1.txt"
 PUBLISHED = "mknap/best-feasible-slns.txt"

@@ -3,9 +3,8 @@ its bound, certified and searched worst cases) and of T15 (learned online pricin
 each the table's header; and its online methods' adversaries for T15's adapters part
 (:data:`ADVERSARIES`)."""
 
+from optsched.problems.online_knapsack.repro_t15 import EPS, REQUESTS, EXPERIMENT as T15
 from optsched.problems.online_knapsack.repro_t8 import EXPERIMENT as T8
-from optsched.problems.online_knapsack.repro_t15 import EPS, REQUESTS
-from optsched.problems.online_knapsack.repro_t15 import EXPERIMENT as T15
 
 EXPERIMENTS = [T8, T15]
 

@@ -26,11 +26,9 @@ these (the papers' abstracts give none on these instances).
 
 from __future__ import annotations
 
-from optsched.experiments import generate
-from optsched.core.solving import solve
 from optsched.core.errors import NotApplicable
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
+from optsched.core.solving import solve
+from optsched.experiments import Experiment, generate, mean_ci95
 
 FAMILIES = {
     "hetero-small": {"preset": "hetero-small"},

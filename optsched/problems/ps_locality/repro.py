@@ -16,11 +16,8 @@ stands beside ours.
 
 from __future__ import annotations
 
-from optsched.experiments import generate
-from optsched.core.solving import solve
-from optsched.core.solving import objective_tolerance
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
+from optsched.core.solving import objective_tolerance, solve
+from optsched.experiments import Experiment, generate, mean_ci95
 
 METHODS = ("rr", "online-rr", "fifo-locality", "drf")
 #: wall-clock safety net only: these instances solve in well under 10 s (flagged if hit)

@@ -22,9 +22,8 @@ not a table of numbers, so no published values stand beside ours; its qualitativ
 from __future__ import annotations
 
 from optsched.core.solving import solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.rar_makespan import PRESETS, generate
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
 
 METHODS = ("sjf-bco", "ff", "ls", "random")
 SEEDS = 10

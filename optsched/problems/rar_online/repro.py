@@ -21,11 +21,10 @@ empirical ratio; the other methods' ratios are empirical. The paper's own number
 
 from __future__ import annotations
 
-from optsched.core.solving import solve
 from optsched.core.data import data_file
+from optsched.core.solving import solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.rar_online import PRESETS, THEOREM_G, generate, load_gavel_online
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
 
 METHODS = ("gadget", "fifo", "tiresias-las")
 OBJECTIVES = ("utility", "energy", "fairness")

@@ -27,10 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.solving import solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.smd.configurations import enumerate_configurations
 from optsched.problems.smd.generate import PRESETS, generate
-from optsched.experiments import Experiment
-from optsched.experiments import mean_ci95
 
 HEURISTICS = ("smd", "lp-round", "optimus-greedy", "drf", "one-to-one")
 #: wall-clock safety net only: the largest family (1,000 jobs, 2,000 configurations each) solves
