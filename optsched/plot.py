@@ -31,6 +31,7 @@ from typing import Any
 from .core.errors import InvalidInstanceError, InvalidOptionError
 from .core.registry import get_problem, problems as _problems
 from .core.result import Result
+from .experiments.figures import save_figure  # noqa: F401  (re-exported: a repro figure as PNG + vector)
 from .plotting.crosscut import plot_anytime, plot_competitive, plot_ratios
 from .plotting.style import (FORMATS, METHOD_COLORS, color_for, log_scale_if_wide, method_color, set_style,
                              style_context)
@@ -97,29 +98,6 @@ def savefig(fig, path: str | Path, *, style: dict | None = None) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return path
-
-
-def save_figure(out, name: str, fig, *, caption: str, vector: tuple[str, ...] = (".svg",)) -> list[str]:
-    """Save a repro figure as PNG through the artifact writer ``out`` (``out.figure``) and, beside
-    it, as vector graphics (``vector`` suffixes: ``.svg``, ``.pdf``) for print; returns the vector
-    files' names. Vector files carry no date, so reruns write the same bytes."""
-    import matplotlib
-
-    names = []
-    base = Path(out.out_dir) / f"{out.experiment.id}_{name}"
-    for suffix in vector:
-        if suffix not in (".svg", ".pdf"):
-            raise InvalidOptionError("repro", "figure", "vector formats are .svg and .pdf", suffix)
-        path = base.with_suffix(suffix)
-        metadata = {"Date": None} if suffix == ".svg" else {"CreationDate": None, "ModDate": None}
-        with matplotlib.rc_context({"svg.hashsalt": "optsched", "svg.fonttype": "none"}):
-            fig.savefig(path, metadata={**metadata, "Creator": None} if suffix == ".svg" else
-                        {**metadata, "Creator": None, "Producer": None})
-        names.append(path.name)
-    out.figure(name, fig, caption=caption)
-    for file_name in names:
-        out.artifacts.append((file_name, f"the same figure as vector graphics ({file_name.rsplit('.', 1)[1].upper()})"))
-    return names
 
 
 def plot(instance: Any, result: Result, path: str | Path | None = None, *, style: dict | None = None):

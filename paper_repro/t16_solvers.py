@@ -10,9 +10,11 @@ Two kinds of cells:
   within 1e-6 relative (:func:`optsched.core.solving.objective_tolerance`: solver feasibility
   tolerances are 1e-7 relative); a back-end that refuses the model says why (CP-SAT: a continuous
   column, or data without an exact integer scaling within its limits).
-* ``time`` (one per instance): the problem's exact method on one larger instance per problem
-  (generated, seed 0, the preset named in the row) and, in the full run only, OR-Library
-  ``mknapcb1`` instances 0-4 (QUICK times only the small generated instances, so that it stays
+* ``time`` (one per instance): the exact method each problem declares for this table (the
+  ``SOLVER_TIMING`` of its folder's ``repro.py``) on one larger instance per problem (generated,
+  seed 0, the preset named in the row) and, in the full run only, on the published instances a
+  problem declares (e.g. OR-Library ``mknapcb1`` instances 0-4; QUICK times only the small generated
+  instances, so that it stays
   within its budget on a loaded 2-core machine), once per back-end with the same wall-clock limit, one thread each; the portfolio
   races HiGHS (CP-SAT on the models it accepts) in the calling process and SCIP in a child process
   at idle CPU priority (it gets the cycles nobody else wants; see ``docs/solvers.md``). The
@@ -45,7 +47,6 @@ from optsched.core.references import read_reference
 from optsched.core.solving import objective_tolerance
 from optsched.repro import Experiment
 
-DATA = "mknap/mknapcb1.txt"
 AGREE_BACKENDS = ("highs", "scipy", "pyomo", "cvxpy", "scip", "cpsat")
 TIME_BACKENDS = ("highs", "scip", "cpsat", "portfolio")
 #: the same wall-clock limit for every back-end in a time cell (s)
@@ -54,11 +55,26 @@ QUICK_TIME_LIMIT_S = 10.0
 #: each back-end runs this many times per time cell, in round robin; the fastest proving run counts
 TIME_REPEATS = 3
 QUICK_TIME_REPEATS = 3
-#: one larger generated instance per problem (seed 0): the preset and the exact method
-TIME_PRESETS = (("mknap", "small", "milp"), ("online-knapsack", "large", "milp"),
-                ("pipeline-partition", "small", "milp"), ("pipeline-schedule", "hetero-small", "milp"),
-                ("ps-locality", "small", "milp"), ("rar-makespan", "small", "milp"),
-                ("rar-online", "small", "milp"), ("smd", "smd-medium", "milp"))
+
+
+def timing_declarations() -> list[tuple[str, dict]]:
+    """``(problem, SOLVER_TIMING)`` of every problem folder that declares its time rows, problems in
+    name order: ``preset`` and ``method`` (one generated instance, seed 0) and optionally
+    ``published`` (``name``, ``count``, ``method``, ``requires_data``, ``load(index)``: the full
+    run's rows on published instances)."""
+    from optsched.repro.discovery import load_script, problem_scripts
+
+    registered = optsched.list_problems()
+    out = []
+    for path, _ in problem_scripts():
+        declared = getattr(load_script(path), "SOLVER_TIMING", None)
+        if declared is None:
+            continue
+        name = next(n for n, p in registered.items() if p.package and path.parent.name == p.package.rsplit(".", 1)[-1])
+        out.append((name, declared))
+    return out
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -68,18 +84,23 @@ def cells(quick: bool) -> list[dict]:
         if p.tiny_instances is not None and any(m.uses_backend and m.kind in ("exact", "bound")
                                                 for m in p.methods.values()):
             out.append({"kind": "agree", "problem": p.name, "quick": quick})
-    registered = optsched.list_problems()
-    for problem, preset, method in TIME_PRESETS:
-        if problem in registered:
-            out.append({"kind": "time", "problem": problem, "preset": preset, "method": method, "quick": quick})
+    declared = timing_declarations()
+    for problem, timing in declared:
+        out.append({"kind": "time", "problem": problem, "preset": timing["preset"], "method": timing["method"],
+                    "quick": quick})
     if quick:  # QUICK times the small generated instances only (each solves in well under 1 s)
         return out
-    try:
-        data_file(DATA)
-    except DataUnavailable:  # the knapsack rows need the data directory; the rest runs without it
-        return out
-    for index in range(5):
-        out.append({"kind": "time", "problem": "mknap", "orlib": index, "method": "milp", "quick": quick})
+    for problem, timing in declared:
+        published = timing.get("published")
+        if published is None:
+            continue
+        try:
+            data_file(published["requires_data"])
+        except DataUnavailable:  # these rows need the data directory; the rest runs without it
+            continue
+        for index in range(published["count"]):
+            out.append({"kind": "time", "problem": problem, "published": index, "method": published["method"],
+                        "quick": quick})
     return out
 
 
@@ -171,11 +192,10 @@ def _portfolio_summary(stats: dict) -> tuple[str | None, str | None]:
 
 def _time_cell(params: dict, seed: int, quick: bool) -> dict:
     problem = optsched.get_problem(params["problem"])
-    if "orlib" in params:
-        from optsched.problems.mknap import load_orlib
-
-        inst = load_orlib(data_file(DATA), params["orlib"])
-        label = f"mknapcb1 #{params['orlib']}"
+    if "published" in params:
+        published = dict(timing_declarations())[problem.name]["published"]
+        inst = published["load"](params["published"])
+        label = f"{published['name']} #{params['published']}"
     else:
         inst = optsched.generate(problem.name, seed=0, preset=params["preset"])
         label = f"{params['preset']} s0"
@@ -287,6 +307,12 @@ def report(rows: list[dict], out) -> None:
         out.note("Refusals in the time table: " + " | ".join(refusals))
 
 
+def _published_methods() -> tuple[str, ...]:
+    """The methods timed on published instances, named in the table's header."""
+    return tuple(f"{problem}/{timing['published']['method']}" for problem, timing in timing_declarations()
+                 if timing.get("published"))
+
+
 EXPERIMENT = Experiment(
     id="T16",
     title="Solvers beyond HiGHS: agreement across six back-ends, time to proven optimum, portfolio",
@@ -297,7 +323,7 @@ EXPERIMENT = Experiment(
     report=report,
     quick_budget_s=300.0,
     revision=1,  # round-robin repeats per back-end (was one run each)
-    methods=("mknap/milp",),
+    methods=_published_methods(),
     instance_family="each problem's tiny reference instances and stored instances; one generated instance "
                     "per problem; OR-Library mknapcb1 (5 x 100, instances 0-4; full run only)",
     settings=f"one thread per solver; time cells: the same wall-clock limit per back-end "

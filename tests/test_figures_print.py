@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_t8():
-    spec = importlib.util.spec_from_file_location("t8_for_test", ROOT / "paper_repro" / "t8_online_pricing.py")
+    spec = importlib.util.spec_from_file_location("t8_for_test", ROOT / "optsched" / "problems" / "online_knapsack" / "repro_t8.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -43,7 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("simulation",),                # cluster and pipeline simulators, slot convention
     ("workloads",),                 # DNN profiles, operator graphs, topologies, traces
     ("online", "pipeline"),         # adversarial search, guarantee watch; stage costs, antichains
-    ("plotting",),                  # style, drawing pieces, cross-cutting plots
+    ("plotting", "experiments"),    # style, drawing pieces, cross-cutting plots; repro tables' declarations
     ("problems",),                  # one folder per problem, and the package that imports them all
     ("frames", "api", "plot"),      # results as frames; generate/check/load; a problem's picture
     ("compare",),                   # methods against a reference

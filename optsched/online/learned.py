@@ -55,7 +55,7 @@ index relative to a training horizon is exploitable by the stream's length, whic
 chooses (measured with the earlier policies: ALG = 0 on short streams of values just above L);
 (4) the iterate kept is the one whose certified training streams had the smallest worst ratio. The
 training streams use ``certified_grid`` and ``certified_copies``, evaluations use other grids and
-copies (``paper_repro/t15_learned_online.py``), so nothing is tuned on the inputs it is judged on.
+copies (table T15, ``optsched repro --only T15``), so nothing is tuned on the inputs it is judged on.
 
 OPT in training is the LP relaxation of the hindsight problem (fractional knapsack for m = 1, a
 HiGHS LP for m > 1): an upper bound on OPT, so the training payoff is conservative.

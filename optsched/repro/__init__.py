@@ -1,16 +1,17 @@
 """Reproduction framework: experiments, sweep runner, results database (``optsched repro``).
 
-* :class:`Experiment`, :class:`ReportWriter`: how a table is declared (``paper_repro/<id>_*.py``).
+* :class:`Experiment`, :class:`ReportWriter`: how a table is declared (a problem folder's ``repro.py``, or a
+  problem-free ``paper_repro/<id>_*.py``); defined in :mod:`optsched.experiments`, below the problems.
 * :func:`mean_ci95`: mean and 95% t-interval over seeds, for every table.
 * :func:`run` with :class:`RunOptions`: the runner behind ``optsched repro``.
 * :class:`ResultsDB`, :func:`cell_key`, :func:`cell_seed`: the results database and cell identity.
 """
 
 from .db import ResultsDB
-from .experiment import Experiment, ReportWriter
+from optsched.experiments.declaration import Experiment, ReportWriter
 from .keys import cell_key, cell_seed
 from .runner import RunOptions, run
-from .stats import MeanCI, mean_ci95
+from optsched.experiments.stats import MeanCI, mean_ci95
 
 
 def load(experiment_id: str, out="paper_repro/results", quick: bool = False):

@@ -25,7 +25,7 @@ from typing import Iterator
 
 from optsched.core.errors import InvalidOptionError
 
-from .discovery import format_exception, load_script, module_experiment
+from .discovery import declaration_of, format_exception, load_script
 
 __all__ = ["CellTask", "CellOutcome", "execute_cell", "LocalExecutor", "DaskExecutor", "make_executor",
            "SINGLE_THREAD_ENV"]
@@ -41,6 +41,8 @@ class CellTask:
     script: str
     params: dict
     seed: int
+    #: which declaration of the script runs the cell (``id`` or ``id/part``; "" for its EXPERIMENT)
+    declaration: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,12 +58,12 @@ class CellOutcome:
     worker: str
 
 
-def execute_cell(key: str, script: str, params: dict, seed: int) -> CellOutcome:
+def execute_cell(key: str, script: str, params: dict, seed: int, declaration: str = "") -> CellOutcome:
     """Run one cell in this process (the worker side); never raises."""
     worker = f"{socket.gethostname()}:{os.getpid()}"
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        row = module_experiment(load_script(script)).run_cell(dict(params), seed)
+        row = declaration_of(load_script(script), declaration).run_cell(dict(params), seed)
         if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
             raise TypeError(f"run_cell must return a dict with str keys, got {type(row).__name__}")
         json.dumps(row, allow_nan=True)  # a row that cannot be stored is the cell's error
@@ -108,7 +110,7 @@ class LocalExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_ignore_sigint, initargs=(os.getpid(),))
-        futures = {self._pool.submit(execute_cell, t.key, t.script, t.params, t.seed): t for t in tasks}
+        futures = {self._pool.submit(execute_cell, t.key, t.script, t.params, t.seed, t.declaration): t for t in tasks}
         try:
             for future in as_completed(futures):
                 try:
@@ -164,7 +166,7 @@ class DaskExecutor:
 
         if not tasks:
             return
-        futures = [self._client.submit(execute_cell, t.key, t.script, t.params, t.seed, pure=False,
+        futures = [self._client.submit(execute_cell, t.key, t.script, t.params, t.seed, t.declaration, pure=False,
                                        key=f"optsched-cell-{t.key}-{time.time_ns()}") for t in tasks]
         by_key = {f.key: t for f, t in zip(futures, tasks)}
         try:

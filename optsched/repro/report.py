@@ -26,7 +26,7 @@ from pathlib import Path
 
 from optsched.core.errors import InvalidOptionError
 
-from .experiment import Experiment
+from optsched.experiments.declaration import Experiment
 
 __all__ = ["ArtifactWriter", "SweepRecord", "render_section", "update_index", "method_fidelities",
            "INDEX_NAME"]

@@ -164,10 +164,15 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
         for params in cells:
             if not isinstance(params, dict):
                 raise TypeError(f"cells() must return dicts, got {type(params).__name__}")
-        script_versions = {**versions, "script": file_digest(script.path)}
+        digests = [file_digest(path) for path in script.paths]
+        script_versions = {**versions, "script": digests[0] if len(digests) == 1 else "+".join(digests)}
         keys = [cell_key(exp.id, params, script_versions, exp.revision) for params in cells]
         if len(set(keys)) != len(keys):
             raise ValueError("cells() returned the same parameters more than once")
+        # the file and declaration that run each cell (one per part of a table declared in parts)
+        sources = script.cell_sources(options.quick) or [(script.path, "")] * len(cells)
+        if len(sources) != len(cells):
+            raise ValueError(f"cells() gave {len(cells)} cells, its parts {len(sources)}")
     except Exception:
         rec.status, rec.error = "failed", "cells() raised:\n" + format_exception()
         stream.write(f"{exp.id}: FAILED, cells() raised\n")
@@ -182,7 +187,7 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
         return rec
     try:
         with db:
-            stored, progress = _run_cells(db, exp, script, options, executor, keys, cells, rec, stream)
+            stored, progress = _run_cells(db, exp, sources, options, executor, keys, cells, rec, stream)
     except ResultsDBError as exc:  # a corrupt row, a full disk: this table fails, stored rows are kept
         rec.status, rec.error = "failed", str(exc)
         stream.write(f"{exp.id}: FAILED, {exc}\n")
@@ -206,7 +211,7 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
     return rec
 
 
-def _run_cells(db: ResultsDB, exp, script: Script, options: RunOptions, executor: "_LazyExecutor",
+def _run_cells(db: ResultsDB, exp, sources: list[tuple[Path, str]], options: RunOptions, executor: "_LazyExecutor",
                keys: list[str], cells: list[dict], rec: SweepRecord, stream: TextIO):
     """Compute the cells not yet stored, storing each as it finishes; the stored cells in order,
     and the progress line."""
@@ -214,8 +219,8 @@ def _run_cells(db: ResultsDB, exp, script: Script, options: RunOptions, executor
     # a row stopped by the wall-clock safety net is a symptom of the machine (load), not a
     # result: rerun it
     retry = {k for k in finished & set(keys) if db.get(k).row.get("hit_time_limit")}
-    tasks = [CellTask(k, str(script.path.resolve()), p, cell_seed(exp.id, p))
-             for k, p in zip(keys, cells) if k not in finished or k in retry]
+    tasks = [CellTask(k, str(path.resolve()), p, cell_seed(exp.id, p), declaration)
+             for k, p, (path, declaration) in zip(keys, cells, sources) if k not in finished or k in retry]
     rec.cells_reused = len(cells) - len(tasks)
     progress = _Progress(exp.id, len(cells), rec.cells_reused, stream)
     progress.begin()
@@ -280,9 +285,23 @@ def _ignore_folder(folder: Path) -> None:
         write_text(ignore, "# written by optsched repro: not part of the committed reference\n*\n")
 
 
+def repository_scripts(scripts_dir: str | Path) -> bool:
+    """Whether ``scripts_dir`` is the ``paper_repro/`` folder of the repository the package lives in
+    (its tables and every problem folder's ``repro.py`` run together)."""
+    import optsched
+
+    try:
+        return Path(scripts_dir).resolve() == Path(optsched.__file__).resolve().parents[1] / SCRIPTS_DIR
+    except OSError:
+        return False
+
+
 def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | Path = SCRIPTS_DIR,
         stream: TextIO = sys.stderr) -> int:
     """Run the selected experiments; exit status 0, or 1 if any script, cell or report failed.
+
+    The tables are the scripts of ``scripts_dir`` and, when it is the repository's ``paper_repro/``
+    (:func:`repository_scripts`) or ``only`` names tables, every problem folder's ``repro.py``.
 
     Raises :class:`~optsched.core.errors.UnknownNameError` for an id in ``only`` that no script
     declares and :class:`~optsched.core.errors.InvalidInstanceError` for a missing scripts folder
@@ -298,7 +317,13 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
         raise InvalidOptionError("repro", "--executor", "must be local or dask", options.executor)
     if options.scheduler and options.executor != "dask":
         raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", options.scheduler)
-    scripts = select(discover(scripts_dir), only)
+    # the problems' own tables belong to the repository of the package: a scripts folder elsewhere
+    # (a test's, another project's) runs its own scripts, and the problems' tables only by name
+    problems = bool(only) or repository_scripts(scripts_dir)
+    if not problems:
+        stream.write(f"optsched repro: {scripts_dir} is not the package's paper_repro/ folder: the problems' "
+                     "own tables are not run (name them with --only)\n")
+    scripts = select(discover(scripts_dir, problems=problems), only)
     for name in SINGLE_THREAD_ENV:  # inherited by the worker processes started below
         os.environ[name] = "1"
     os.environ["MPLBACKEND"] = "Agg"

@@ -11,7 +11,7 @@ import optsched
 from optsched.core.errors import InvalidInstanceError
 from optsched.problems.dag_pipeline import DagPipelineInstance, generate, stage_window
 from tests.conftest import require_data
-from tests.repro_support import load_paper_script
+from tests.repro_support import load_problem_script
 
 REL = 1e-6  # objective_tolerance
 
@@ -62,7 +62,7 @@ PP = pytest.importorskip("optsched.problems.pipeline_partition")
                                                    for k in (2, 3)])
 def test_chain_milp_equals_pipeline_partition_dp(seed, objective, stages):
     """Acceptance: on chains, the DAG MILP = order-dp = pipeline-partition's exact dp."""
-    t12b = load_paper_script("t12_dag_pipeline")
+    t12b = load_problem_script("dag_pipeline")
     inst = generate(seed, nodes=9, stages=stages, shape="chain", objective=objective, microbatches=4)
     assert inst.is_chain
     dag = optsched.solve(inst, "milp")

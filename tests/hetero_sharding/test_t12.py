@@ -1,14 +1,14 @@
-"""The T12 / T12b repro scripts on their smallest cells (real data; skipped without it)."""
+"""The T12 repro script on its smallest cell (real data; skipped without it)."""
 
 from __future__ import annotations
 
 from tests.conftest import require_data
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 def test_t12_transformer_cell_and_report():
     require_data("throughputs/gavel/simulation_throughputs.json")
-    t12 = load_paper_script("t12_hetero_sharding")
+    t12 = load_problem_script("hetero_sharding")
     row = t12.run_cell({"model": "transformer", "mix": "v100:4,k80:4"}, 0)
     assert row["milp_status"] == "optimal"
     # the proven optimum is no worse than any split, and the even split is far from it on V100+K80
@@ -18,16 +18,3 @@ def test_t12_transformer_cell_and_report():
     out = RecordingWriter()
     t12.report([row], out)
     assert "speedup" in out.tables and any("2.41" in n for n in out.tables["speedup"].notes)
-
-
-def test_t12b_smallest_cell_and_report():
-    require_data("graphs/dnn-partitioning/throughput-inputs/LayerGraphs/bert24_training.json")
-    t12b = load_paper_script("t12_dag_pipeline")
-    row = t12b.run_cell({"graph": t12b.GRAPHS_QUICK[0], "stages": 2}, 0)
-    for key in ("bottleneck", "sync"):
-        assert row[f"{key}_dag_status"] == "optimal"
-        assert row[f"{key}_dag"] <= row[f"{key}_chain"] * (1 + 1e-6)  # every chain plan is a DAG plan
-    assert abs(row["bottleneck_order_dp"] - row["bottleneck_chain"]) <= 1e-6 * row["bottleneck_chain"]
-    out = RecordingWriter()
-    t12b.report([row], out)
-    assert "dag_vs_chain" in out.tables

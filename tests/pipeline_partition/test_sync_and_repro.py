@@ -10,7 +10,7 @@ from optsched.pipeline import costs
 from optsched.problems.pipeline_partition.generate import generate
 from optsched.problems.pipeline_partition.instance import check
 from tests.conftest import require_data
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 def test_sync_objective_uses_the_simulator():
     from optsched.simulation import pipeline as sim
@@ -60,7 +60,7 @@ def test_real_profiles_load_and_cover_every_layer():
 
 
 def test_t5_cells_row_and_report():
-    t5 = load_paper_script("t5_pipeline_partition")
+    t5 = load_problem_script("pipeline_partition", "repro_t5")
     quick = t5.cells(True)
     assert len(quick) < len(t5.cells(False))
     assert all(set(c) == {"profile", "topology", "objective", "milp_time_limit_s"} for c in quick)

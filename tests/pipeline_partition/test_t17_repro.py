@@ -7,13 +7,13 @@ import pytest
 import optsched
 from optsched.problems.pipeline_partition.generate import generate
 from tests.conftest import require_data
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 PROFILES = ("vgg16", "resnet50", "inception_v3", "densenet121", "resnext101", "gnmt", "gnmt_large")
 
 
 def test_t17_cells_row_and_report():
-    t17 = load_paper_script("t17_topology_mapping")
+    t17 = load_problem_script("pipeline_partition", "repro_t17")
     quick = t17.cells(True)
     assert len(quick) < len(t17.cells(False))
     assert all(set(c) == {"profile", "topology", "objective", "time_limit_s"} for c in quick)

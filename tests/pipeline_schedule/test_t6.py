@@ -1,4 +1,4 @@
-"""T6's cells, rows and report, through a minimal in-memory writer (the repro runner is tested
+"""T6's schedule part (``optsched/problems/pipeline_schedule/repro.py``): cells, rows and report, through a minimal in-memory writer (the repro runner is tested
 on its own)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from tests.repro_support import RecordingWriter, load_paper_script  # noqa: E402
+from tests.repro_support import RecordingWriter, load_problem_script  # noqa: E402
 
 
 def test_cells_rows_and_report():
-    t6 = load_paper_script("t6_pipeline_schedule")
+    t6 = load_problem_script("pipeline_schedule")
     exp = t6.EXPERIMENT
     assert exp.id == "T6"
     quick = exp.cells(True)
@@ -23,9 +23,7 @@ def test_cells_rows_and_report():
     small = {"stages": 2, "microbatches": 3, "heterogeneity": 0.6, "transfer": 0.5, "allreduce": 0.5}
     t6.FAMILIES = {"hetero-small": {**small, "cap": "1f1b"}, "hetero-small-uncapped": small,
                    "medium": {**small, "stages": 4, "microbatches": 8}}
-    picked = [c for c in quick if c["part"] == "schedule" and c["seed"] == t6.SEED_BASE] + \
-        [c for c in quick if c["part"] == "ada"][:1]
-    t6.ADA_ITERATIONS = 20
+    picked = [c for c in quick if c["part"] == "schedule" and c["seed"] == t6.SEED_BASE]
     rows = [exp.run_cell(c, c["seed"]) for c in picked]
     json.dumps(rows)  # rows are JSON-able
     again = exp.run_cell(picked[0], picked[0]["seed"])
@@ -36,7 +34,5 @@ def test_cells_rows_and_report():
     assert capped["opt"] <= capped["list_makespan"] * (1 + 1e-6) and capped["lower_bound"] <= capped["opt"] * (1 + 1e-6)
     writer = RecordingWriter()
     exp.report(rows, writer)
-    assert {"schedules", "schedule_cells", "ada_grouper", "ada_grouper_traces"} <= set(writer.tables)
+    assert {"schedules", "schedule_cells"} <= set(writer.tables)
     assert "summary" in writer.figures
-    ada = writer.tables["ada_grouper_traces"].rows[0]
-    assert all(ada[f"{p}_memory_fraction"] <= 1.0 for p in t6.ADA_POLICIES)

@@ -1,12 +1,12 @@
-"""T1 (paper_repro/t1_ps_locality.py): cells, one row, and the report through a fake writer."""
+"""T1 (optsched/problems/ps_locality/repro.py): cells, one row, and the report through a fake writer."""
 
 from __future__ import annotations
 
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 def test_t1_cells_row_and_report():
-    t1 = load_paper_script("t1_ps_locality")
+    t1 = load_problem_script("ps_locality")
     assert t1.EXPERIMENT.id == "T1"
     quick, full = t1.cells(True), t1.cells(False)
     assert len(quick) == 18 and len(full) == 96 and all(isinstance(c["seed"], int) for c in quick)

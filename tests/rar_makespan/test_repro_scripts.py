@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 def test_t4_cells_rows_and_report():
-    t4 = load_paper_script("t4_sjf_bco")
+    t4 = load_problem_script("rar_makespan")
     cells = t4.cells(True)
     assert sum(c["part"] == "main" for c in cells) == 10  # the acceptance's 10 seeds, QUICK too
     rows = [t4.run_cell({"part": "small", "instance_seed": s}, seed=s) for s in range(2)]

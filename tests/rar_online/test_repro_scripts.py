@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 def test_t3_cells_rows_and_report():
-    t3 = load_paper_script("t3_rar_online")
+    t3 = load_problem_script("rar_online")
     rows = [t3.run_cell({"part": "small", "objective": "utility", "instance_seed": s}, seed=s) for s in range(2)]
     demand = t3.run_cell({"part": "small-demand", "objective": "utility", "instance_seed": 0}, seed=0)
     assert demand["theorem_applies"]

@@ -116,7 +116,7 @@ def test_discovery_sorted_skips_helpers_and_reports_broken_scripts(tmp_path):
     write_tiny(tmp_path, "f6_bad_id.py", "F6/../x")
     (tmp_path / "_shared.py").write_text("raise RuntimeError('not a script')\n")
     (tmp_path / "notes.txt").write_text("ignored")
-    scripts = discover(tmp_path)
+    scripts = discover(tmp_path, problems=False)
     assert [s.path.name for s in scripts] == ["a1_first.py", "b2_second.py", "c3_same_id.py", "d4_broken.py",
                                               "e5_plain.py", "f6_bad_id.py"]
     assert [s.id for s in scripts] == ["a1", "B2", "C3", "D4", "E5", "F6"]

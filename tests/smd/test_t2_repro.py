@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from tests.repro_support import RecordingWriter, load_paper_script
+from tests.repro_support import RecordingWriter, load_problem_script
 
 
 @pytest.fixture(scope="module")
 def t2():
-    return load_paper_script("t2_smd")
+    return load_problem_script("smd")
 
 
 def test_cells_are_json_and_carry_seeds(t2):
@@ -22,6 +22,9 @@ def test_cells_are_json_and_carry_seeds(t2):
     assert len(t2.cells(False)) > len(t2.cells(True))
     assert sum(c["family"] == "small t=0.5" for c in t2.cells(False)) >= 50
     assert t2.EXPERIMENT.id == "T2"
+    # the repository ships profiles in models/: the real-profile family must be there (a wrong path
+    # to the folder would drop it silently)
+    assert any(t2.MODELS.glob("*.json")) and any(c["family"] == "real profiles" for c in t2.cells(True))
 
 
 def test_run_cell_and_report(t2):

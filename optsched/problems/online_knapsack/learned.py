@@ -15,7 +15,7 @@ on the instance's own log-price scale ``L (U / L)^u``; the result's stats name t
 
 Guarantee: none (empirical). Its worst case found by the certified adversary (and by the search
 and learned adversaries) is reported in ``optsched/problems/online_knapsack/README.md`` and by
-``paper_repro/t15_learned_online.py``.
+table T15 (``optsched/problems/online_knapsack/repro_t15.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """T13: interference-aware placement -- snapshot MILP vs brute force and greedy rules on generated
-and Gavel/Philly snapshots; the interference model's held-out error. The online problem
-(``interference-online``: every policy and the learned multi-agent scheduler at 64 to 1,024 GPUs)
-is T13b (``t13b_interference_online.py``).
+and Gavel/Philly snapshots; the interference model's held-out error. The online variant (every
+policy and the learned multi-agent scheduler at 64 to 1,024 GPUs) is T13b, in its own folder.
 
 Formulations [recon] after Zhao & Wu (arXiv 2112.13354, abstract only; the paper's numbers are
 not reproduced). Interference: Gavel's measured v100 pair throughputs (MIT). No method has a
@@ -10,7 +9,7 @@ registered guarantee.
 
 from __future__ import annotations
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 TRACES = ("2869ce", "7f04ca", "e13805")
 SNAP_RULES = ("least-interference", "pack", "spread")
@@ -31,7 +30,8 @@ def cells(quick: bool) -> list[dict]:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.experiments import generate
+    from optsched.core.solving import solve
 
     part = params["part"]
     if part == "interference-model":
@@ -43,28 +43,28 @@ def run_cell(params: dict, seed: int) -> dict:
                                for m, v in err[k].items()}, pairs=err["pairs"])
     if part in ("tiny", "snapshot", "gavel-snapshot"):
         if part == "tiny":
-            inst = optsched.generate("interference-placement", seed=seed, preset="tiny")
+            inst = generate("interference-placement", seed=seed, preset="tiny")
         elif part == "snapshot":
-            inst = optsched.generate("interference-placement", seed=seed, preset=params["preset"])
+            inst = generate("interference-placement", seed=seed, preset=params["preset"])
         else:
             from optsched.core.data import data_file
             from optsched.problems.interference_placement import load_gavel_snapshot
 
             inst = load_gavel_snapshot(data_file(f"traces/gavel_philly/{params['trace']}.trace"), jobs=10,
                                        servers=8, gpus_per_server=4, start=params["start"])
-        exact = optsched.solve(inst, "milp", time_limit=300.0)
+        exact = solve(inst, "milp", time_limit=300.0)
         row = dict(params, jobs=inst.num_jobs, milp=exact.objective, milp_status=exact.status, milp_gap=exact.gap,
                    hit_time_limit=exact.status == "time_limit", milp_wall_s=exact.wall_s)
         if part == "tiny":
-            row["brute"] = optsched.solve(inst, "brute").objective
+            row["brute"] = solve(inst, "brute").objective
         for rule in SNAP_RULES:
-            row[f"{rule}"] = optsched.solve(inst, rule).objective
+            row[f"{rule}"] = solve(inst, rule).objective
         return row
     raise ValueError(f"unknown part {part!r}")
 
 
 def report(rows: list[dict], out) -> None:
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     tiny = [r for r in rows if r["part"] == "tiny"]
     if tiny:

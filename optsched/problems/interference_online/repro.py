@@ -17,7 +17,7 @@ load of 0.9 on the cluster (8-GPU servers in racks of 4), Gavel's v100 interfere
 
 from __future__ import annotations
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 TRACES = ("2869ce", "7f04ca", "e13805")
 SIZES = {64: 2, 256: 2, 1024: 1}        # GPUs -> windows per trace
@@ -64,17 +64,17 @@ def _instance(params):
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.core.solving import solve
 
     inst = _instance(params)
-    row = dict(params, jobs=inst.num_jobs, lb=optsched.solve(inst, "lb").objective)
+    row = dict(params, jobs=inst.num_jobs, lb=solve(inst, "lb").objective)
     if params["method"] == "marl":
-        r = optsched.solve(inst, "marl", options={"weights_seed": params["weights_seed"]})
+        r = solve(inst, "marl", options={"weights_seed": params["weights_seed"]})
         row.update(decisions=r.stats["decisions"], agents=r.stats["agents"],
                    decision_s=r.stats["seconds_per_decision"], run_per_decision_s=r.stats["run_seconds_per_decision"])
     else:
         label, method, options = next(m for m in BASELINES + (REFERENCE, MILP) if m[0] == params["method"])
-        r = optsched.solve(inst, method, options=options)
+        r = solve(inst, method, options=options)
         if method == "milp-per-event":
             row.update(milp_solves=r.stats["milp_solves"], fallbacks=r.stats["fallbacks"])
     assert r.status == "feasible", r.reason
@@ -85,7 +85,7 @@ def run_cell(params: dict, seed: int) -> dict:
 def report(rows: list[dict], out) -> None:
     import numpy as np
 
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     names = [m[0] for m in BASELINES] + [REFERENCE[0], MILP[0]]
     table, gaps, lat, per_stream = [], [], [], []

@@ -21,11 +21,10 @@ empirical ratio; the other methods' ratios are empirical. The paper's own number
 
 from __future__ import annotations
 
-import optsched
 from optsched.core.data import data_file
+from optsched.core.solving import solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.rar_online import PRESETS, THEOREM_G, generate, load_gavel_online
-from optsched.repro import Experiment
-from optsched.repro.stats import mean_ci95
 
 METHODS = ("gadget", "fifo", "tiresias-las")
 OBJECTIVES = ("utility", "energy", "fairness")
@@ -58,20 +57,20 @@ def run_cell(params: dict, seed: int) -> dict:
         inst = generate(params["instance_seed"], **PRESETS[part], objective=params["objective"], energy_price=0.05)
     row = dict(params)
     for m in METHODS:
-        r = optsched.solve(inst, m, seed=seed)
+        r = solve(inst, m, seed=seed)
         key = m.replace("-", "_")
         row |= {f"{key}_value": r.objective, f"{key}_completed": r.stats["completed"], f"{key}_s": r.wall_s}
     if part == "small":
-        ref = optsched.solve(inst, "milp", time_limit=TIME_LIMIT_S)
+        ref = solve(inst, "milp", time_limit=TIME_LIMIT_S)
         row |= {"reference": "milp", "reference_status": ref.status, "reference_value": ref.objective,
                 "reference_s": ref.wall_s, "hit_time_limit": ref.status == "time_limit"}
     if part == "small-demand":
-        r = optsched.solve(inst, "gadget-exact", seed=seed)
+        r = solve(inst, "gadget-exact", seed=seed)
         row |= {"gadget_exact_value": r.objective, "gadget_exact_completed": r.stats["completed"],
                 "gadget_exact_s": r.wall_s, "registered_factor": THEOREM_G.value(inst),
                 "theorem_applies": THEOREM_G.applies(inst)[0]}
     if part in ("medium", "small-demand"):
-        ref = optsched.solve(inst, "lp", time_limit=TIME_LIMIT_S)
+        ref = solve(inst, "lp", time_limit=TIME_LIMIT_S)
         row |= {"reference": "lp", "reference_status": ref.status, "reference_value": ref.objective,
                 "reference_s": ref.wall_s, "hit_time_limit": ref.status == "time_limit"}
     return row
@@ -133,3 +132,22 @@ EXPERIMENT = Experiment(
     cells=cells, run_cell=run_cell, report=report, requires_data=(TRACE,), quick_budget_s=120.0,
     methods=tuple(f"rar-online/{m}" for m in METHODS + ("gadget-exact", "milp", "lp")),
 )
+
+
+def _adversary(method: str):
+    def make():
+        from optsched.problems.rar_online.adversary import THEOREM_G_TEMPLATE, RarOnlineAdversary
+
+        return RarOnlineAdversary(method, preset=THEOREM_G_TEMPLATE if method == "gadget-exact" else "small")
+    return make
+
+
+#: this problem's online methods, each with its adversary adapter, for T15's adapters part
+#: (``paper_repro/t15_adapters.py``); ``order``: the row's place in that table
+ADVERSARIES = [dict(method="rar-online/gadget", order=0, adapter=_adversary("gadget")),
+               dict(method="rar-online/gadget-exact", order=1, adapter=_adversary("gadget-exact"))]
+
+
+#: this problem's row of T16's time table (``paper_repro/t16_solvers.py``): the exact method on one
+#: generated instance, seed 0 of ``preset``
+SOLVER_TIMING = dict(preset="small", method="milp")

@@ -10,7 +10,7 @@ flow time / LB (the bound of docs/online.md#lower-bound).
 
 from __future__ import annotations
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 TRACES = ("7f04ca", "2869ce", "e13805")
 #: (label, method, options)
@@ -36,14 +36,14 @@ def cells(quick: bool) -> list[dict]:
 
 
 def _schedule_row(inst, params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.core.solving import solve
     from optsched.problems.srpt.predictor import prediction_errors
 
-    lb = optsched.solve(inst, "lb").objective
+    lb = solve(inst, "lb").objective
     err = prediction_errors([j.iterations for j in inst.jobs], [j.predicted_iterations for j in inst.jobs])
     row = dict(params, jobs_in_stream=inst.num_jobs, lb=lb, pred_mae=err["mae"], pred_mape=err["mape"])
     for label, method, options in RUNS:
-        r = optsched.solve(inst, method, seed=seed, options=options)
+        r = solve(inst, method, seed=seed, options=options)
         row[f"flow:{label}"] = r.objective
         row[f"preemptions:{label}"] = r.stats.get("preemptions", 0)
         row[f"wall_s:{label}"] = r.wall_s
@@ -51,10 +51,11 @@ def _schedule_row(inst, params: dict, seed: int) -> dict:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.experiments import generate
+    from optsched.core.solving import solve
 
     if params["part"] == "generated":
-        inst = optsched.generate("srpt", seed=seed, jobs=params["jobs"], servers=params["servers"],
+        inst = generate("srpt", seed=seed, jobs=params["jobs"], servers=params["servers"],
                                  gpus_per_server=8, load=params["load"])
         return _schedule_row(inst, params, seed)
     if params["part"] == "trace":
@@ -92,7 +93,7 @@ def run_cell(params: dict, seed: int) -> dict:
 
 
 def report(rows: list[dict], out) -> None:
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     labels = [label for label, _, _ in RUNS]
     table = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 RANKS = 64
 LEVEL = 6

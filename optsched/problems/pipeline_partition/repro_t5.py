@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 PROFILES = ("vgg16", "resnet50", "inception_v3", "densenet121", "resnext101", "gnmt", "gnmt_large")
 TOPOLOGIES = ("nvlink:8", "two-level:2x4")
@@ -42,7 +42,7 @@ def cells(quick: bool) -> list[dict]:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.core.solving import solve
     from optsched.core.data import data_file
     from optsched.problems.pipeline_partition.generate import generate
     from optsched.problems.pipeline_partition.instance import objective_value
@@ -55,7 +55,7 @@ def run_cell(params: dict, seed: int) -> dict:
            "positions": inst.num_positions}
     for name in PLANNERS:
         start = time.perf_counter()
-        r = optsched.solve(inst, name)
+        r = solve(inst, name)
         row[f"{name}_s"] = time.perf_counter() - start
         row[name] = r.objective if r.status in ("optimal", "feasible") else None
         row[f"{name}_status"] = r.status
@@ -65,7 +65,7 @@ def run_cell(params: dict, seed: int) -> dict:
             row[f"{name}_stages"] = st.num_stages
     if params["milp_time_limit_s"] > 0:
         start = time.perf_counter()
-        r = optsched.solve(inst, "milp", time_limit=params["milp_time_limit_s"])
+        r = solve(inst, "milp", time_limit=params["milp_time_limit_s"])
         row["milp_s"] = time.perf_counter() - start
         row["milp"], row["milp_status"], row["milp_bound"] = r.objective, r.status, r.bound
         row["hit_time_limit"] = r.status == "time_limit"

@@ -18,11 +18,11 @@ only the even-split column is comparable in spirit, and a gap is expected.
 
 from __future__ import annotations
 
-import optsched
+from optsched.core.solving import solve
 from optsched.core.data import data_file
 from optsched.problems.hetero_sharding.generate import (GAVEL_FILE, gavel_device_flops, operator_graph_program,
                                                         parse_devices, transformer_program)
-from optsched.repro import Experiment
+from optsched.experiments import Experiment
 
 MIXES_QUICK = ("v100:4,k80:4", "v100:2,p100:3,k80:3")
 MIXES_FULL = MIXES_QUICK + ("v100:6,k80:2", "p100:4,k80:4")
@@ -52,21 +52,21 @@ def _instance(model: str, mix: str, layers: int = 12):
 def run_cell(params: dict, seed: int) -> dict:
     model, mix = params["model"], params["mix"]
     inst = _instance(model, mix)
-    values = {m: optsched.solve(inst, m).objective for m in ("even", "proportional")}
-    alt = optsched.solve(inst, "alternate")
+    values = {m: solve(inst, m).objective for m in ("even", "proportional")}
+    alt = solve(inst, "alternate")
     if model == "transformer":
         one = _instance(model, mix, layers=1)
-        exact = optsched.solve(one, "milp", time_limit=TIME_LIMIT_S)
+        exact = solve(one, "milp", time_limit=TIME_LIMIT_S)
         scale = inst.num_stages // one.num_stages
         opt = exact.objective * scale if exact.status == "optimal" else None
         status, bound, milp_s = exact.status, (exact.bound or 0) * scale, exact.wall_s
-        rnd = optsched.solve(one, "milp-round", time_limit=TIME_LIMIT_S)
+        rnd = solve(one, "milp-round", time_limit=TIME_LIMIT_S)
         rounded, delta = rnd.objective * scale, rnd.stats.get("bound_delta", 0) * scale
     else:
-        exact = optsched.solve(inst, "milp", time_limit=TIME_LIMIT_S)
+        exact = solve(inst, "milp", time_limit=TIME_LIMIT_S)
         opt = exact.objective if exact.status == "optimal" else None
         status, bound, milp_s = exact.status, exact.bound, exact.wall_s
-        rnd = optsched.solve(inst, "milp-round", time_limit=TIME_LIMIT_S)
+        rnd = solve(inst, "milp-round", time_limit=TIME_LIMIT_S)
         rounded = rnd.objective if rnd.status == "feasible" else None
         delta = rnd.stats.get("bound_delta")
     best = opt if opt is not None else min(v for v in (alt.objective, exact.objective) if v is not None)

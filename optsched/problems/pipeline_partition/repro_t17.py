@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 PROFILES = ("vgg16", "resnet50", "inception_v3", "densenet121", "resnext101", "gnmt", "gnmt_large")
 TOPOLOGIES = ("dgx1", "dgx2", "dgx1x2", "dgx1x4", "pcie:2x2x2:15.75:10:5", "torus:4x4:25:10")
@@ -43,7 +43,7 @@ def cells(quick: bool) -> list[dict]:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.core.solving import solve
     from optsched.core.data import data_file
     from optsched.pipeline.partition.dp import solve_order
     from optsched.problems.pipeline_partition.generate import generate
@@ -57,7 +57,7 @@ def run_cell(params: dict, seed: int) -> dict:
            "positions": inst.num_positions, "devices": inst.num_devices, "uniform": inst.is_uniform,
            "spread": spread(inst)}
     start = time.perf_counter()
-    r = optsched.solve(inst, "map-bb", time_limit=params["time_limit_s"])
+    r = solve(inst, "map-bb", time_limit=params["time_limit_s"])
     row["map_bb_s"] = time.perf_counter() - start
     row["exact"], row["exact_status"], row["exact_bound"] = r.objective, r.status, r.bound
     row["exact_phase"] = r.stats.get("phase")
@@ -73,7 +73,7 @@ def run_cell(params: dict, seed: int) -> dict:
         row[f"{name}_s"] = time.perf_counter() - start
     for name in PLANNERS:
         start = time.perf_counter()
-        p = optsched.solve(inst, name)
+        p = solve(inst, name)
         row[f"{name}_s"] = time.perf_counter() - start
         row[name] = p.objective if p.status in ("optimal", "feasible") else None
     return row

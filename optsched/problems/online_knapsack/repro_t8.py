@@ -1,12 +1,14 @@
-"""T8: online pricing -- threshold pricing's empirical ratio against its proven finite-eps bound, and
-the worst inputs found by the adversarial search for each online method (``docs/repro.md``).
+"""T8, part ``knapsack`` (the table's header): online pricing -- threshold pricing's empirical ratio
+against its proven finite-eps bound, and the worst inputs found by the adversarial search for each
+online method (``docs/repro.md``). The table's other part, the same search against another
+problem's online methods, is declared in that problem's folder.
 
 Formulation [ours] after Du, Huang & Wu (arXiv 2111.10285; only the abstract is public, the
 paper's own numbers are not reproduced here). Methods: ``online-knapsack/threshold`` (fidelity
 ours: Zhou-Chakrabarty-Lukose 2008 pricing; bound proven in docs/online.md#threshold),
 ``fixed-price`` and ``greedy`` (baselines, ours); OPT is the exact hindsight ``milp``.
 
-Two parts:
+Parts of the cells:
 
 * ``generated``: OPT / ALG on seeded streams (log-uniform or increasing values), per U/L and eps;
 * ``adversary``: the largest OPT / ALG the search finds (optsched.online.adversary) per method,
@@ -14,20 +16,17 @@ Two parts:
 * ``certified``: the certified adversary (``optsched.online.certified``: staircase on K = 20 and 200
   values, tracking attack; demands ``1/N``, the largest power-of-2 fraction <= eps) per method and
   U/L: its found ratio is >= the minimax LP's ratio of the grid for every online method (theorem,
-  docs/online_packing.md#certified), and for threshold <= its proven bound R(1/N);
-* ``adversary-srpt``: the same search against the ``srpt`` online methods on small streams
-  (5 jobs, 2 x 4 GPUs, predictions off by up to 2x), ratio flow time / lower bound ``lb``.
+  docs/online_packing.md#certified), and for threshold <= its proven bound R(1/N).
 """
 
 from __future__ import annotations
 
 import math
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 RATIOS = (4.0, 16.0, 64.0)
 METHODS = ("threshold", "fixed-price", "greedy")
-SRPT_METHODS = ("a-srpt", "fifo", "sjf-oracle", "tiresias-las")
 
 
 def cells(quick: bool) -> list[dict]:
@@ -51,26 +50,14 @@ def cells(quick: bool) -> list[dict]:
         for ratio in RATIOS:
             for eps in eps_values:
                 out.append({"part": "certified", "method": method, "ratio": ratio, "eps": eps})
-    for method in SRPT_METHODS:
-        for strategy in ("local",) if quick else ("random", "local", "de"):
-            out.append({"part": "adversary-srpt", "method": method, "strategy": strategy, "jobs": 5,
-                        "budget": 40 if quick else 400})
     return out
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.experiments import generate
+    from optsched.core.solving import solve
     from optsched.problems.online_knapsack import threshold_bound
 
-    if params["part"] == "adversary-srpt":
-        from optsched.online.adversary import search
-        from optsched.problems.srpt.adversary import SrptAdversary
-
-        found = search(SrptAdversary(params["method"], jobs=params["jobs"]), strategy=params["strategy"],
-                       budget=params["budget"], seed=seed)
-        worst = found.worst_instance
-        return dict(params, worst_ratio=found.worst_ratio, evaluations=found.evaluations,
-                    worst_jobs=[[j.arrival, j.iterations, j.gpus, j.predicted_iterations] for j in worst.jobs])
     ratio, eps = params["ratio"], params["eps"]
     bound = threshold_bound(1.0, ratio, eps)
     if params["part"] == "certified":
@@ -84,12 +71,12 @@ def run_cell(params: dict, seed: int) -> dict:
                     bound_at_demand=threshold_bound(1.0, ratio, 1.0 / copies))
     if params["part"] == "generated":
         requests = max(2, round(2.5 / (0.55 * eps)))  # mean demand 0.55 eps: ~2.5x the capacity offered
-        inst = optsched.generate("online-knapsack", seed=seed, requests=requests, lower=1.0, upper=ratio, eps=eps,
+        inst = generate("online-knapsack", seed=seed, requests=requests, lower=1.0, upper=ratio, eps=eps,
                                  values=params["values"])
-        opt = optsched.solve(inst, "milp", node_limit=200_000)
+        opt = solve(inst, "milp", node_limit=200_000)
         row = dict(params, requests=requests, opt=opt.objective, opt_status=opt.status, bound=bound)
         for method in METHODS:
-            alg = optsched.solve(inst, method).objective
+            alg = solve(inst, method).objective
             row[f"ratio_{method}"] = opt.objective / alg if alg > 0 else None
         return row
     from optsched.online.adversary import search
@@ -99,7 +86,7 @@ def run_cell(params: dict, seed: int) -> dict:
                                 family=params["family"])
     # the search starts from generated streams of the same class (one per value shape), so it is
     # never weaker than the generator's own hard family
-    starts = [optsched.generate("online-knapsack", seed=seed, requests=params["requests"], lower=1.0, upper=ratio,
+    starts = [generate("online-knapsack", seed=seed, requests=params["requests"], lower=1.0, upper=ratio,
                                 eps=eps, values=shape) for shape in ("increasing", "log-uniform", "uniform")]
     if params["family"] == "staircase":
         starts = starts[:1]
@@ -113,7 +100,7 @@ def run_cell(params: dict, seed: int) -> dict:
 
 
 def _ci(values):
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     return mean_ci95(values).format(4) if values else "-"
 
@@ -167,28 +154,20 @@ def report(rows: list[dict], out) -> None:
                      "docs/online_packing.md#certified): a found ratio below the LP would be a bug, unlike the "
                      "search adversary's, which may miss the worst case."])
     _figure(adv, out)
-    srpt = [{"method": f"srpt/{r['method']}", "strategy": r["strategy"], "budget": r["budget"],
-             "worst flow/LB": round(r["worst_ratio"], 4),
-             "worst stream (arrival s, iterations, GPUs, predicted)": "; ".join(
-                 f"({a:.0f}, {n}, {g}, {p:.0f})" for a, n, g, p in r["worst_jobs"])}
-            for r in rows if r["part"] == "adversary-srpt"]
-    out.table("adversary_srpt", srpt, caption="largest flow time / lower bound found by the adversarial search "
-              "against the srpt online methods (5 jobs, 2 servers x 4 GPUs, predictions within 2x) [ours]",
-              notes=["The reference is the lower bound lb, not OPT (srpt has no exact method): flow/LB over-states "
-                     "flow/OPT.", "a-srpt: fidelity reconstruction; the others: ours. No guarantee is registered."])
 
 
 def _figure(adv: list[dict], out) -> None:
     """Two panels: every method's worst OPT/ALG (log axis when the values span decades: the
     baselines' worst cases are orders of magnitude above threshold's), and threshold alone per
     input family against its proven bound. Colours per method are the shared ones of
-    ``optsched.plot.method_color``; PNG plus SVG."""
+    ``optsched.plotting.method_color``; PNG plus SVG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from optsched.plot import log_scale_if_wide, method_color, save_figure
+    from optsched.experiments.figures import save_figure
+    from optsched.plotting.style import log_scale_if_wide, method_color
     from optsched.problems.online_knapsack import threshold_bound
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -239,9 +218,9 @@ def _figure(adv: list[dict], out) -> None:
 
 
 EXPERIMENT = Experiment(
-    id="T8", title="Online pricing: threshold vs its proven bound; certified and searched worst cases",
+    id="T8", part="knapsack", order=0, title="Online pricing: threshold vs its proven bound; certified and searched worst cases",
     paper="Du, Huang & Wu, TOMPECS 2022 (arXiv 2111.10285); Zhou, Chakrabarty & Lukose 2008",
     formulation="[ours]", cells=cells, run_cell=run_cell, report=report,
     methods=("online-knapsack/threshold", "online-knapsack/fixed-price", "online-knapsack/greedy",
-             "online-knapsack/milp", "srpt/a-srpt", "srpt/fifo", "srpt/sjf-oracle", "srpt/tiresias-las", "srpt/lb"),
+             "online-knapsack/milp"),
 )

@@ -1,4 +1,4 @@
-"""T6: synchronous microbatch scheduling: GPipe, 1F1B, kFkB, list vs the exact optimum and the
+"""T6, part ``schedule`` (the table's header): synchronous microbatch scheduling: GPipe, 1F1B, kFkB, list vs the exact optimum and the
 lower bound, with memory; Ada-Grouper vs 1F1B and an oracle under bandwidth preemption.
 
 Part ``schedule``: one cell per (family, seed) on generated instances (``pipeline-schedule``
@@ -14,9 +14,9 @@ wall-clock safety net flagged when hit); LB is the lower bound proved in
 docs/pipeline_schedule.md [ours]. A public schedule that needs more in flight than a cap allows
 is reported as not fitting (no makespan).
 
-Part ``ada``: one cell per preemption trace (``adagrouper.preemption_trace``, 4-stage example
-setting of ``adagrouper.example_setting``): mean iteration time (switch costs included) of fixed
-1F1B, fixed kFkB-8 (the largest group that fits), the adaptive policy and the oracle.
+Part ``ada`` (declared in the folder of the adaptive problem; both parts run as one table,
+``optsched repro --only T6``): Ada-Grouper under bandwidth preemption. Its rows draw the right
+panel of the table's figure, whose left panel is drawn here.
 
 What is whose: GPipe [paper], 1F1B [code], kFkB and Ada-Grouper's idea [paper: Ada-Grouper
 abstract]; the kFkB layout, the adaptive policy, the oracle, the cost and trace models, ``list``,
@@ -26,12 +26,9 @@ these (the papers' abstracts give none on these instances).
 
 from __future__ import annotations
 
-import optsched
 from optsched.core.errors import NotApplicable
-from optsched.problems.pipeline_adaptive import generate as generate_adaptive
-from optsched.problems.pipeline_adaptive import replay
-from optsched.repro import Experiment
-from optsched.repro.stats import mean_ci95
+from optsched.core.solving import solve
+from optsched.experiments import Experiment, generate, mean_ci95
 
 FAMILIES = {
     "hetero-small": {"preset": "hetero-small"},
@@ -42,16 +39,13 @@ MILP_FAMILIES = ("hetero-small", "hetero-small-uncapped")
 METHODS = (("gpipe", {}), ("1f1b", {}), ("kfkb", {"group_size": 2}), ("list", {}))
 SEED_BASE = 100
 QUICK_SEEDS, FULL_SEEDS = 5, 20
-QUICK_TRACES, FULL_TRACES = 3, 10
 #: wall-clock safety net only: these milp solves take well under 2 s on the reference machine
 TIME_LIMIT_S = 60.0
-ADA_ITERATIONS, ADA_PERIODS, ADA_PERIOD_S, ADA_BASE_BW = 120, 60, 5.0, 1.25e9
 
 
 def cells(quick: bool) -> list[dict]:
     n = QUICK_SEEDS if quick else FULL_SEEDS
     out = [{"part": "schedule", "family": f, "seed": SEED_BASE + s} for f in FAMILIES for s in range(n)]
-    out += [{"part": "ada", "seed": s} for s in range(QUICK_TRACES if quick else FULL_TRACES)]
     return out
 
 
@@ -60,14 +54,14 @@ def _label(name: str, options: dict) -> str:
 
 
 def _schedule_row(params: dict) -> dict:
-    inst = optsched.generate("pipeline-schedule", seed=params["seed"], **FAMILIES[params["family"]])
+    inst = generate("pipeline-schedule", seed=params["seed"], **FAMILIES[params["family"]])
     row = {"part": "schedule", "family": params["family"], "seed": params["seed"], "stages": inst.stages,
            "microbatches": inst.microbatches, "capped": inst.inflight_cap is not None}
     first = None
     for name, options in METHODS:
         label = _label(name, options)
         try:
-            r = optsched.solve(inst, name, options=options)
+            r = solve(inst, name, options=options)
         except NotApplicable:   # a published schedule above the instance's caps
             r = None
         fits = r is not None and r.status == "feasible"
@@ -79,35 +73,17 @@ def _schedule_row(params: dict) -> dict:
     row["lower_bound"] = first.stats["lower_bound"]
     row.update(milp_status=None, opt=None, milp_bound=None, milp_nodes=None, milp_s=None, hit_time_limit=False)
     if params["family"] in MILP_FAMILIES:
-        milp = optsched.solve(inst, "milp", time_limit=TIME_LIMIT_S)
+        milp = solve(inst, "milp", time_limit=TIME_LIMIT_S)
         row.update(milp_status=milp.status, milp_bound=milp.bound, milp_nodes=milp.stats.get("nodes"),
                    hit_time_limit=milp.status == "time_limit", milp_s=milp.wall_s)
         row["opt"] = milp.objective if milp.status == "optimal" else None
     return row
 
 
-def _ada_row(params: dict) -> dict:
-    """The registered ``pipeline-adaptive`` methods on one seeded trace (each result re-simulated
-    by the problem's checker)."""
-    inst = generate_adaptive(params["seed"], iterations=ADA_ITERATIONS, periods=ADA_PERIODS, period=ADA_PERIOD_S,
-                             bandwidth=ADA_BASE_BW)
-    row = {"part": "ada", "seed": params["seed"],
-           "preempted_share": float((inst.trace.bandwidth < 0.5 * ADA_BASE_BW).mean())}
-    runs = {"1f1b": ("fixed", {"group_size": 1}), "kfkb-8": ("fixed", {"group_size": 8}),
-            "ada-grouper": ("ada-grouper", None), "oracle": ("oracle", None)}
-    for label, (method, options) in runs.items():
-        res = optsched.solve(inst, method, options=options)
-        run = replay(inst, res.solution["group_sizes"])
-        row[f"{label}_mean_iteration"] = res.objective / inst.iterations
-        row[f"{label}_switches"] = run.switches
-        row[f"{label}_memory_fraction"] = float(max(run.peak_memory / inst.setting.memory_bytes[0]))
-    return row
-
-
 def run_cell(params: dict, seed: int) -> dict:
-    """One instance (part ``schedule``) or one trace (part ``ada``); deterministic: every method
-    is deterministic and HiGHS runs on one thread with its default seed."""
-    return _schedule_row(params) if params["part"] == "schedule" else _ada_row(params)
+    """One instance; deterministic: every method is deterministic and HiGHS runs on one thread
+    with its default seed."""
+    return _schedule_row(params)
 
 
 def _ci(values):
@@ -143,23 +119,8 @@ def schedule_summary(rows: list[dict]) -> list[dict]:
     return out
 
 
-ADA_POLICIES = ("1f1b", "kfkb-8", "ada-grouper", "oracle")
-
-
-def ada_summary(rows: list[dict]) -> list[dict]:
-    ada = [r for r in rows if r["part"] == "ada"]
-    out = []
-    for label, num, den in (("ada-grouper / 1f1b", "ada-grouper", "1f1b"), ("ada-grouper / oracle", "ada-grouper", "oracle"),
-                            ("oracle / 1f1b", "oracle", "1f1b"), ("kfkb-8 / oracle", "kfkb-8", "oracle")):
-        ci = _ci([r[f"{num}_mean_iteration"] / r[f"{den}_mean_iteration"] for r in ada])
-        out.append({"ratio of mean iteration times": label, "traces": ci["n"], "mean": ci["mean"],
-                    "ci95_half_width": ci["ci95_half_width"], "max": ci["max"]})
-    return out
-
-
 def report(rows: list[dict], out) -> None:
     sched = [r for r in rows if r["part"] == "schedule"]
-    ada = [r for r in rows if r["part"] == "ada"]
     limited = [f"{r['family']}/{r['seed']}" for r in sched if r["hit_time_limit"]]
     notes = [
         "Makespans are the exact event simulator's; LB is optsched's lower bound [ours] (proof in "
@@ -187,22 +148,6 @@ def report(rows: list[dict], out) -> None:
     out.table("schedule_cells", sched, columns + ["hit_time_limit", "milp_s", "list_s"],
               caption="Per instance: makespans (s), peak in-flight microbatches, LB, OPT.",
               formats={c: ".3f" for c in columns if c.endswith("makespan") or c in ("lower_bound", "opt")})
-    out.table("ada_grouper", ada_summary(rows),
-              caption="Ada-Grouper under bandwidth preemption: ratios of mean iteration times (switch costs "
-                      "included) over traces, mean with 95% t-interval half-width.",
-              notes=["Model, policy, oracle and traces are optsched's reconstruction [ours] of Ada-Grouper's "
-                     "idea [paper abstract: 4%-30% over 1F1B on its own setting; not comparable to these "
-                     "synthetic numbers]. The oracle is clairvoyant but not a proven optimum; the adaptive "
-                     "policy sees only bandwidths of ended periods.",
-                     f"Setting: 4 stages, global batch 128, group sizes 1-8 under a memory limit, switch cost "
-                     f"0.5 s, {ADA_ITERATIONS} iterations; traces of {ADA_PERIODS} periods of {ADA_PERIOD_S:.0f} s "
-                     f"at {ADA_BASE_BW / 1e9:.2f} GB/s nominal. No policy exceeded memory (memory_fraction <= 1)."],
-              formats={"mean": ".4f", "ci95_half_width": ".4f", "max": ".4f"})
-    ada_columns = ["seed", "preempted_share"] + [f"{p}_mean_iteration" for p in ADA_POLICIES] + \
-        [f"{p}_switches" for p in ("ada-grouper", "oracle")] + [f"{p}_memory_fraction" for p in ADA_POLICIES]
-    out.table("ada_grouper_traces", ada, ada_columns,
-              caption="Per trace: mean iteration time (s) per policy, switches, peak memory / limit.",
-              formats={c: ".4f" for c in ada_columns if c not in ("seed",) and not c.endswith("switches")})
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -212,21 +157,23 @@ def report(rows: list[dict], out) -> None:
     left.boxplot(data, tick_labels=[_label(n, o) for n, o in METHODS])
     left.set_ylabel("makespan / OPT (dimensionless)")
     left.set_title("hetero-small, no cap")
-    x = [r["seed"] for r in ada]
-    for p, marker in zip(ADA_POLICIES, "osd^"):
-        right.plot(x, [r[f"{p}_mean_iteration"] for r in ada], marker, label=p)
-    right.set_xlabel("preemption trace seed")
-    right.set_ylabel("mean iteration time (s)")
-    right.set_xticks(x)
-    right.legend()
-    fig.tight_layout()
-    out.figure("summary", fig, caption="Left: makespan / OPT of each schedule on uncapped hetero-small instances. "
-                                       "Right: mean iteration time per preemption trace for fixed 1F1B, fixed "
-                                       "kFkB-8, the adaptive policy and the oracle.")
+
+    def save() -> None:
+        fig.tight_layout()
+        out.figure("summary", fig, caption="Left: makespan / OPT of each schedule on uncapped hetero-small instances. "
+                                           "Right: mean iteration time per preemption trace for fixed 1F1B, fixed "
+                                           "kFkB-8, the adaptive policy and the oracle.")
+
+    # the right panel is the table's other part's (drawn when it reports); the figure is saved after both
+    getattr(out, "shared", {})["summary_right"] = right
+    if hasattr(out, "at_end"):
+        out.at_end.append(save)
+    else:
+        save()
 
 
 EXPERIMENT = Experiment(
-    id="T6",
+    id="T6", part="schedule", order=0,
     title="Microbatch schedules vs OPT and LB with memory; Ada-Grouper under preemption",
     paper="Luo et al., INFOCOM 2022 (scheduler); GPipe; 1F1B (PipeDream-Flush); Ada-Grouper (arXiv 2303.01675)",
     formulation="[ours] docs/pipeline_schedule.md: tasks with transfer delays, per-stage caps, all-reduce tail",
@@ -241,3 +188,8 @@ EXPERIMENT = Experiment(
                     "preemption traces",
     settings=f"milp: mip_rel_gap 0, HiGHS random_seed 0, {TIME_LIMIT_S:.0f} s wall-clock safety net (flagged)",
 )
+
+
+#: this problem's row of T16's time table (``paper_repro/t16_solvers.py``): the exact method on one
+#: generated instance, seed 0 of ``preset``
+SOLVER_TIMING = dict(preset="hetero-small", method="milp")

@@ -1,5 +1,7 @@
-"""T10: BGL's data side -- sampling-locality partition, feature cache against Belady's MIN, core
-split between preprocessing stages (docs/graph_partition.md; formulations [recon]/[ours]).
+"""T10, part ``partition`` (the table's header): BGL's data side -- sampling-locality partition
+(docs/graph_partition.md; formulations [recon]/[ours]). The table's other parts, the feature cache
+against Belady's MIN and the core split between preprocessing stages, are declared in those
+problems' folders; the parts run as one table (``optsched repro --only T10``).
 
 BGL (Liu et al., NSDI'23, arXiv 2112.08541): only the abstract and third-party notes are public;
 no number of the paper is reproduced here. Parts:
@@ -8,17 +10,14 @@ no number of the paper is reproduced here. Parts:
   (10, 5) sampling from the non-test nodes) and edge cut on Cora and Citeseer, per method and K;
 * ``partition-ball``: 100-node BFS balls of Cora, K = 2: every heuristic against the exact MILP;
 * ``partition-generated``: Chung-Lu power-law graphs of about 10^5 and 10^6 edges (mean degree 8;
-  only the smaller in the quick run), K = 8, every scalable method, over seeds;
-* ``cache``: hit ratio of FIFO, LRU and the static degree cache against MIN, per seed order
-  (random vs proximity/BFS) and capacity, on one epoch of real fan-out sampling of Cora/Citeseer;
-* ``cores``: throughput of the equal and proportional splits against the exact allocation.
+  only the smaller in the quick run), K = 8, every scalable method, over seeds.
 """
 
 from __future__ import annotations
 
 import time
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 DATASETS = ("cora", "citeseer")
 PART_METHODS = ("auto", "bgl", "metis-fm", "metis", "bgl-1level", "ldg", "fennel", "kl", "hash", "random")
@@ -44,13 +43,6 @@ def cells(quick: bool) -> list[dict]:
         for rep in range(1 if quick else 3):
             for method in GEN_METHODS:
                 out.append({"part": "partition-generated", "nodes": n, "parts": 8, "method": method, "rep": rep})
-    for ds in DATASETS:
-        for order in ("random", "proximity"):
-            for frac in ((0.1,) if quick else (0.05, 0.1, 0.2)):
-                for rep in range(2 if quick else 5):
-                    out.append({"part": "cache", "dataset": ds, "order": order, "cache_fraction": frac, "rep": rep})
-    for seed in range(10 if quick else 50):
-        out.append({"part": "cores", "seed": seed, "cores": 24, "stages": 3})
     return out
 
 
@@ -62,16 +54,18 @@ def _planetoid(name: str):
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.experiments import check
+    from optsched.experiments import generate
+    from optsched.core.solving import solve
 
     part = params["part"]
     if part == "partition-real":
         inst = _planetoid(params["dataset"])
         inst = inst.__class__.from_json({**inst.to_json(), "num_parts": params["parts"]})
         t = time.perf_counter()
-        r = optsched.solve(inst, params["method"], seed=seed)
+        r = solve(inst, params["method"], seed=seed)
         wall = time.perf_counter() - t
-        rep = optsched.check(inst, r.solution)
+        rep = check(inst, r.solution)
         return dict(params, traffic=r.objective, edge_cut=rep.details["edge_cut"], status=r.status,
                     repaired=r.stats.get("repaired_nodes"), time_s=wall)
     if part == "partition-ball":
@@ -91,51 +85,27 @@ def run_cell(params: dict, seed: int) -> dict:
         train = np.flatnonzero(is_train[ids])
         inst = from_graph(ball, train, params["parts"], eps_train=0.1, eps_nodes=0.1,
                           name=f"cora-ball-{root}", provenance=f"BFS ball of {params['size']} nodes around {root}")
-        opt = optsched.solve(inst, "milp", time_limit=600)
+        opt = solve(inst, "milp", time_limit=600)
         row = dict(params, root=int(root), edges=len(inst.edges), train=len(train), milp=opt.objective,
                    milp_bound=opt.bound, milp_status=opt.status, hit_time_limit=opt.status == "time_limit",
                    milp_s=opt.wall_s)
         for m in PART_METHODS:
-            r = optsched.solve(inst, m, seed=seed)
+            r = solve(inst, m, seed=seed)
             row[m] = r.objective
         return row
     if part == "partition-generated":
         # the graph's seed is the rep (every method sees the same graphs); the method's seed the cell's
-        inst = optsched.generate("graph-partition", seed=1000 + params.get("rep", 0), nodes=params["nodes"],
+        inst = generate("graph-partition", seed=1000 + params.get("rep", 0), nodes=params["nodes"],
                                  parts=params["parts"], mean_degree=8.0, train_fraction=0.1, eps=0.05)
         t = time.perf_counter()
-        r = optsched.solve(inst, params["method"], seed=seed)
+        r = solve(inst, params["method"], seed=seed)
         return dict(params, edges=len(inst.edges), traffic=r.objective, status=r.status,
                     time_s=time.perf_counter() - t)
-    if part == "cache":
-        from optsched.core.data import data_file
-        from optsched.graphs.io import read_planetoid_graph
-        from optsched.problems.feature_cache import from_graph as cache_from_graph
-        import numpy as np
-
-        path = data_file(f"graphs/planetoid/ind.{params['dataset']}.graph")
-        gf, test = read_planetoid_graph(path, path.with_name(path.name.replace(".graph", ".test.index")))
-        is_test = np.zeros(gf.graph.num_nodes, bool)
-        is_test[test] = True
-        cap = max(1, int(round(params["cache_fraction"] * gf.graph.num_nodes)))
-        inst = cache_from_graph(gf.graph, np.flatnonzero(~is_test), capacity=cap, batch_size=64, fanouts=(10, 5),
-                                order=params["order"], seed=seed)
-        row = dict(params, reads=inst.num_accesses, distinct=inst.compulsory_misses)
-        for m in ("min", "fifo", "lru", "static"):
-            r = optsched.solve(inst, m)
-            row[f"hit_{m}"] = 1 - r.objective / inst.num_accesses
-        return row
-    if part == "cores":
-        inst = optsched.generate("stage-cores", seed=params["seed"], cores=params["cores"], stages=params["stages"])
-        opt = optsched.solve(inst, "greedy").objective
-        milp = optsched.solve(inst, "milp").objective
-        return dict(params, opt=opt, milp=milp, equal=optsched.solve(inst, "equal").objective,
-                    proportional=optsched.solve(inst, "proportional").objective)
     raise ValueError(part)
 
 
 def _ci(values):
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     return mean_ci95(values).format(4) if values else "-"
 
@@ -193,47 +163,16 @@ def report(rows: list[dict], out) -> None:
                       "and wall time over METIS's on the same graph (95% CI over graphs)",
               notes=[BGL_CLAIM, "At 10^7 edges (time and peak memory beside METIS): "
                      "benchmarks/test_bench_graph_partition.py and docs/graph_partition.md."])
-    cache = [r for r in rows if r["part"] == "cache"]
-    ct = []
-    for ds in DATASETS:
-        for frac in sorted({r["cache_fraction"] for r in cache}):
-            for order in ("random", "proximity"):
-                g = [r for r in cache if r["dataset"] == ds and r["cache_fraction"] == frac and r["order"] == order]
-                if not g:
-                    continue
-                e = {"graph": ds, "C/n": frac, "order": order, "epochs": len(g),
-                     "reads": _ci([float(r["reads"]) for r in g]),
-                     "fetches FIFO": _ci([r["reads"] * (1 - r["hit_fifo"]) for r in g]),
-                     "fetches MIN": _ci([r["reads"] * (1 - r["hit_min"]) for r in g])}
-                for m in ("min", "fifo", "lru", "static"):
-                    e[f"hit {m}"] = _ci([r[f"hit_{m}"] for r in g])
-                ct.append(e)
-    out.table("cache", ct, caption="Feature-cache hit ratio per epoch (batch 64, fan-out (10, 5)): FIFO (BGL's "
-              "policy), LRU and the static highest-degree cache against Belady's MIN (exact for the fixed read "
-              "sequence), seeds in random vs proximity (BFS) order",
-              notes=["Each row's policies see the same read sequence; MIN is the best any policy can do on it.",
-                     "The sequences of the two orders differ, so MIN differs between them too; proximity order "
-                     "also reads fewer features per epoch (neighbouring seeds share sampled neighbours within a "
-                     "mini-batch), so compare fetches (misses) as well as hit ratios."])
-    cores = [r for r in rows if r["part"] == "cores"]
-    out.table("cores", [{"instances": len(cores), "milp = greedy": all(abs(r["opt"] - r["milp"]) <= 1e-6 * r["opt"]
-                                                                         for r in cores),
-                         "equal / OPT": _ci([r["equal"] / r["opt"] for r in cores]),
-                         "proportional / OPT": _ci([r["proportional"] / r["opt"] for r in cores])}],
-              caption="Cores per stage (sampling, feature retrieval, transfer; 24 cores; per-core rates log-uniform "
-                      "within 8x [ours]): throughput of the splits over the exact allocation")
 
 
 EXPERIMENT = Experiment(
-    id="T10", title="BGL data side: sampling-locality partition, feature cache vs MIN, cores per stage",
+    id="T10", part="partition", order=0, title="BGL data side: sampling-locality partition, feature cache vs MIN, cores per stage",
     paper="Liu et al., NSDI'23 (BGL, arXiv 2112.08541)", formulation="[recon]/[ours]",
     cells=cells, run_cell=run_cell, report=report, revision=1,
     requires_data=("graphs/planetoid/ind.cora.graph", "graphs/planetoid/ind.citeseer.graph"),
     methods=("graph-partition/milp", "graph-partition/auto", "graph-partition/bgl", "graph-partition/metis-fm",
              "graph-partition/metis", "graph-partition/bgl-1level", "graph-partition/ldg", "graph-partition/fennel",
-             "graph-partition/kl", "graph-partition/hash", "graph-partition/random", "feature-cache/min", "feature-cache/fifo",
-             "feature-cache/lru", "feature-cache/static", "stage-cores/greedy", "stage-cores/milp",
-             "stage-cores/equal", "stage-cores/proportional"),
+             "graph-partition/kl", "graph-partition/hash", "graph-partition/random"),
     instance_family="Cora, Citeseer (planetoid), 100-node BFS balls of Cora, Chung-Lu power-law graphs",
     settings="milp: time_limit 600 s safety net",
 )

@@ -26,11 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-import optsched
+from optsched.core.solving import solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.smd.configurations import enumerate_configurations
 from optsched.problems.smd.generate import PRESETS, generate
-from optsched.repro import Experiment
-from optsched.repro.stats import mean_ci95
 
 HEURISTICS = ("smd", "lp-round", "optimus-greedy", "drf", "one-to-one")
 #: wall-clock safety net only: the largest family (1,000 jobs, 2,000 configurations each) solves
@@ -43,7 +42,7 @@ OPTIMAL_RTOL = 1e-6
 
 #: the repository's DNN profiles (``models/*.json``), resolved from this script's location; cells
 #: name the folder relatively so that their keys do not depend on the checkout's path
-MODELS = Path(__file__).resolve().parents[1] / "models"
+MODELS = Path(__file__).resolve().parents[3] / "models"
 
 
 def _family(name: str, preset: str, seeds: range, **changes) -> list[dict]:
@@ -82,8 +81,8 @@ def run_cell(params: dict, seed: int) -> dict:
     instance = generate(seed, **options)
     cfg = enumerate_configurations(instance)
     unconstrained = float(np.minimum.reduceat(cfg.cost, cfg.start[:-1]).sum())
-    milp = optsched.solve(instance, "milp", time_limit=TIME_LIMIT_S)
-    lp = optsched.solve(instance, "lp")
+    milp = solve(instance, "milp", time_limit=TIME_LIMIT_S)
+    lp = solve(instance, "lp")
     optimal = milp.status == "optimal"
     reference = milp.objective if optimal else milp.bound
     row = {
@@ -96,7 +95,7 @@ def run_cell(params: dict, seed: int) -> dict:
         "milp_s": milp.wall_s, "lp_s": lp.wall_s,
     }
     for name in HEURISTICS:
-        r = optsched.solve(instance, name)
+        r = solve(instance, name)
         key = name.replace("-", "_")
         row[f"{key}_value"] = r.objective
         row[f"{key}_ratio"] = r.objective / reference if reference else None
@@ -303,3 +302,8 @@ EXPERIMENT = Experiment(
              "smd: default options (inner lagrangian, max_outer 30, max_inner 60, target_gap 0.005)",
     revision=1,
 )
+
+
+#: this problem's row of T16's time table (``paper_repro/t16_solvers.py``): the exact method on one
+#: generated instance, seed 0 of ``preset``
+SOLVER_TIMING = dict(preset="smd-medium", method="milp")

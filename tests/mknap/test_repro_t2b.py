@@ -1,4 +1,4 @@
-"""T2b (``paper_repro/t2b_mknap.py``): its report on fake rows, and one real cell (slow, data)."""
+"""T2b (``optsched/problems/mknap/repro.py``): its report on fake rows, and one real cell (slow, data)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from optsched.repro.discovery import load_script
 from optsched.repro.report import ArtifactWriter
 from tests.conftest import require_data
 
-SCRIPT = Path(__file__).resolve().parents[2] / "paper_repro" / "t2b_mknap.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "optsched" / "problems" / "mknap" / "repro.py"
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,9 @@
-"""T15: learned online pricing (Du, Huang & Wu, arXiv 2111.10285) against a certified adversary and
-the paper's learned adversary; the optimal competitive ratio computed by an LP; an adversary for
-every online method.
+"""T15, part ``knapsack`` (the table's header): learned online pricing (Du, Huang & Wu, arXiv
+2111.10285) against a certified adversary and the paper's learned adversary; the optimal
+competitive ratio computed by an LP. The table's other parts are declared elsewhere and run with
+this one as one table (``optsched repro --only T15``): the multi-resource variant in its problem's
+folder, and an adversary for every online method (``paper_repro/t15_adapters.py``, over what each
+problem folder declares in its ``ADVERSARIES``).
 
 Formulation [ours]; the learned algorithm is a [reconstruction] with a robust variant [ours]
 (only the paper's abstract is public; its numbers are not reproduced). Parts:
@@ -21,10 +24,6 @@ Formulation [ours]; the learned algorithm is a [reconstruction] with a robust va
 * ``search``: the independent search adversary (``optsched.online.adversary``; local search and
   differential evolution on the families staircase, increasing, free; eps = 0.1, <= 20 requests);
 * ``grid``: the exact ratio of threshold and learned on the infinitesimal grid family;
-* ``packing``: online-packing: the certified staircase on one-resource streams (m = 2, 3; the LP
-  bound applies) and the search adversary on multi-resource streams (no LP bound: uncertified);
-* ``adapters``: every online method of optsched attacked through its adapter, with its registered
-  guarantee (if any) checked on every input evaluated;
 * ``training``: training curves of the bundled configuration.
 """
 
@@ -32,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 RATIOS = (4, 16, 64)
 KNAPSACK_METHODS = ("threshold", "learned", "fixed-price", "greedy")
@@ -81,44 +80,7 @@ def cells(quick: bool) -> list[dict]:
                                     "budget": (30 if family == "staircase" else 50) if quick else 150})
     if trains:
         out.append({"part": "training", "ratio": 16, "iterations": 10 if quick else 30})
-    for m in (2, 3):
-        for method in KNAPSACK_METHODS:
-            out.append({"part": "packing-certified", "method": method, "resources": m})
-            for family in ("free", "increasing"):
-                out.append({"part": "packing", "method": method, "resources": m, "family": family,
-                            "strategy": "local", "budget": 40 if quick else 200})
-    for name in ("rar-online/gadget", "rar-online/gadget-exact", "ps-locality/online-rr", "srpt/a-srpt",
-                 "pipeline-schedule/ada-grouper", "online-knapsack/learned", "online-knapsack/threshold",
-                 "online-packing/learned", "online-packing/threshold"):
-        out.append({"part": "adapters", "method": name, "budget": 15 if quick else 60})
     return out
-
-
-def _adapter(name: str):
-    problem, method = name.split("/")
-    if problem == "rar-online":
-        from optsched.problems.rar_online.adversary import THEOREM_G_TEMPLATE, RarOnlineAdversary
-
-        return RarOnlineAdversary(method, preset=THEOREM_G_TEMPLATE if method == "gadget-exact" else "small")
-    if problem == "ps-locality":
-        from optsched.problems.ps_locality.adversary import PsLocalityAdversary
-
-        return PsLocalityAdversary(method, preset="small")
-    if problem == "srpt":
-        from optsched.problems.srpt.adversary import SrptAdversary
-
-        return SrptAdversary(method, jobs=5)
-    if problem == "pipeline-schedule":
-        from optsched.problems.pipeline_adaptive.adversary import AdaGrouperAdversary
-
-        return AdaGrouperAdversary()
-    if problem == "online-knapsack":
-        from optsched.problems.online_knapsack.adversary import KnapsackAdversary
-
-        return KnapsackAdversary(method, lower=1.0, upper=16.0, eps=EPS, requests=REQUESTS, family="staircase")
-    from optsched.problems.online_packing.adversary import PackingAdversary
-
-    return PackingAdversary(method, resources=2, requests=30)
 
 
 def _finite(x):
@@ -201,30 +163,12 @@ def run_cell(params: dict, seed: int) -> dict:
         _, log = train_pricing(training_config(params["ratio"], iterations=params["iterations"]))
         return dict(params, certified=log.certified_worst, select=log.select_score, archive=log.archive_worst,
                     selected=log.selected, wall_s=time.perf_counter() - start)
-    if part == "packing-certified":
-        from optsched.problems.online_packing.certified import certify
-
-        rep = certify(params["method"], params["resources"], 1.0, 16.0, grids=GRIDS, copies=(64,),
-                      tracking=params["method"] != "learned", resource=params["resources"] - 1, milp_max=300)
-        return dict(params, found=_finite(rep["found"]), lp_ratio=rep["lp_ratio"], certified=rep["certified"],
-                    zero_alg=rep["zero_alg"])
     from optsched.online.guarantees import attack
+    from optsched.problems.online_knapsack.adversary import KnapsackAdversary
 
-    if part == "search":
-        from optsched.problems.online_knapsack.adversary import KnapsackAdversary
-
-        adapter = KnapsackAdversary(params["method"], lower=1.0, upper=float(params["ratio"]), eps=EPS,
-                                    requests=REQUESTS, family=params["family"])
-    elif part == "packing":
-        from optsched.problems.online_packing.adversary import PackingAdversary
-
-        adapter = PackingAdversary(params["method"], resources=params["resources"], requests=30,
-                                   family=params["family"])
-    else:
-        adapter = _adapter(params["method"])
-    strategies = (params["strategy"],) if "strategy" in params else ("random", "local")
-    rep = attack(adapter, strategies=strategies, budget=params["budget"], seed=seed,
-                 problem=params["method"].split("/")[0] if part == "adapters" else None)
+    adapter = KnapsackAdversary(params["method"], lower=1.0, upper=float(params["ratio"]), eps=EPS,
+                                requests=REQUESTS, family=params["family"])
+    rep = attack(adapter, strategies=(params["strategy"],), budget=params["budget"], seed=seed, problem=None)
     return dict(params, worst_ratio=rep["worst_ratio"], zero_alg=rep["zero_alg"], checked=rep["checked"],
                 violations=len(rep["violations"]), guarantee=rep["guarantee"],
                 unchecked_because=rep["unchecked_because"], guarantee_value=rep["guarantee_value_at_worst"],
@@ -239,7 +183,7 @@ def _seed_cell(params: dict) -> dict:
     import time
     from pathlib import Path
 
-    import optsched
+    from optsched.core.solving import solve
     from optsched.online.learned import train_pricing
     from optsched.problems.online_knapsack.average import average_ratios
     from optsched.problems.online_knapsack.instance import OnlineKnapsackInstance
@@ -263,8 +207,8 @@ def _seed_cell(params: dict) -> dict:
         for v, d in zip(values, demands):
             inst = OnlineKnapsackInstance(lower=1.0, upper=ratio, eps=cfg.eps, demands=d[:, 0].clip(max=cfg.eps).tolist(),
                                           values=v.clip(1.0, ratio).tolist())
-            opt = optsched.solve(inst, "milp").objective
-            alg = optsched.solve(inst, "learned", options=options).objective
+            opt = solve(inst, "milp").objective
+            alg = solve(inst, "learned", options=options).objective
             if alg <= 0 < opt:
                 net_zero += 1
             elif alg > 0:
@@ -293,7 +237,7 @@ def _num(x):
 
 
 def report(rows: list[dict], out) -> None:
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     by = lambda part: [r for r in rows if r["part"] == part]  # noqa: E731
     lp = by("lp")
@@ -405,34 +349,12 @@ def report(rows: list[dict], out) -> None:
                "ALG=0": r["zero_alg"], "guarantee checked on": r["checked"], "violations": r["violations"]}
               for r in search]
     out.table("search", detail, caption="Search adversary per method, family and strategy (eps = 0.1) [ours]")
-    pc = by("packing-certified")
-    out.table("packing_certified", [{"m": r["resources"], "method": r["method"], "LP rho_200": _fmt(r["lp_ratio"]),
-                                     "found": _fmt(r["found"]), "certified": r["certified"], "ALG=0": r["zero_alg"]}
-                                    for r in pc],
-              caption="online-packing, U/L = 16: the certified staircase on one-resource streams (demand on the last "
-                      "resource, 1/64): the LP bound applies because one-resource streams are packing inputs [ours]")
-    pk = by("packing")
-    out.table("packing", [{"m": r["resources"], "method": r["method"], "family": r["family"],
-                           "budget": r["budget"], "worst OPT/ALG": _fmt(r["worst_ratio"]), "ALG=0": r["zero_alg"]}
-                          for r in pk],
-              caption="online-packing (U/L = 16, eps = 0.1, <= 30 requests, multi-resource streams): search-adversary "
-                      "worst cases, uncertified; learned = the bundled m = 2 policy [reconstruction], threshold = "
-                      "per-resource prices [ours]",
-              notes=["No LP bound on the optimal competitive ratio is computed for multi-resource inputs; the "
-                     "one-resource rho_K is a valid lower bound for every m but not known to be attainable."])
-    ad = by("adapters")
-    out.table("adapters", [{"method": r["method"], "reference": r["reference"], "budget / strategy": r["budget"],
-                            "worst ratio": _fmt(r["worst_ratio"]), "ALG=0": r["zero_alg"],
-                            "guarantee": r["guarantee"] or "none registered",
-                            "checked on": r["checked"], "not applicable": r["not_applicable"],
-                            "bound at worst": _fmt(r["guarantee_value"]), "violations": r["violations"],
-                            "unchecked because": r["unchecked_because"] or "-"} for r in ad],
-              caption="Every online method attacked through its adapter (random + local search, seeded); registered "
-                      "guarantees checked on every evaluated input [ours]",
-              notes=["ratio = REF / ALG for welfare (max) problems and ALG / REF for cost (min) problems; REF as "
-                     "named (srpt: a lower bound, so the ratio over-states ALG / OPT; Ada-Grouper: the best "
-                     "hindsight choice among the oracle and fixed group sizes, not a bound)."])
-    _figure(by("training"), out)
+    # drawn after every part's tables (the table's figure comes last in its index section)
+    train = by("training")
+    if hasattr(out, "at_end"):
+        out.at_end.append(lambda: _figure(train, out))
+    else:
+        _figure(train, out)
 
 
 def _figure(train: list[dict], out) -> None:
@@ -459,16 +381,14 @@ def _figure(train: list[dict], out) -> None:
 
 
 EXPERIMENT = Experiment(
-    id="T15", title="Learned online pricing vs a certified and a learned adversary; minimax LP; adversaries for every online method",
+    id="T15", part="knapsack", order=0, title="Learned online pricing vs a certified and a learned adversary; minimax LP; adversaries for every online method",
     paper="Du, Huang & Wu, TOMPECS 2022 (arXiv 2111.10285); Zhou, Chakrabarty & Lukose 2008",
     formulation="[ours]; learned policy [reconstruction]", cells=cells, run_cell=run_cell, report=report,
     quick_budget_s=180.0,
     methods=("online-knapsack/threshold", "online-knapsack/learned", "online-knapsack/fixed-price",
-             "online-knapsack/greedy", "online-knapsack/milp", "online-packing/learned", "online-packing/threshold",
-             "online-packing/milp", "rar-online/gadget", "rar-online/gadget-exact", "ps-locality/online-rr",
-             "srpt/a-srpt"),
+             "online-knapsack/greedy", "online-knapsack/milp"),
     instance_family="certified staircase/tracking streams (demands 1/64, 1/128), random and Gavel-trace "
-                    "streams (120 requests), search: eps 0.1, <= 20 requests; online-packing m = 2, 3; small "
+                    "streams (120 requests), search: eps 0.1, <= 20 requests; multi-resource streams m = 2, 3; small "
                     "instances of every online problem",
     revision=2,
 )

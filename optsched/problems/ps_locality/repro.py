@@ -16,10 +16,8 @@ stands beside ours.
 
 from __future__ import annotations
 
-import optsched
-from optsched.core.solving import objective_tolerance
-from optsched.repro import Experiment
-from optsched.repro.stats import mean_ci95
+from optsched.core.solving import objective_tolerance, solve
+from optsched.experiments import Experiment, generate, mean_ci95
 
 METHODS = ("rr", "online-rr", "fifo-locality", "drf")
 #: wall-clock safety net only: these instances solve in well under 10 s (flagged if hit)
@@ -41,18 +39,18 @@ def _ratio(value, reference):
 def run_cell(params: dict, seed: int) -> dict:
     """One generated instance, every method. Deterministic: HiGHS on one thread, rr and online-rr
     seeded with ``seed``."""
-    inst = optsched.generate("ps-locality", seed=seed, jobs=params["jobs"], machines=params["machines"],
+    inst = generate("ps-locality", seed=seed, jobs=params["jobs"], machines=params["machines"],
                              gpus_per_machine=4, min_workers=2, max_workers=4, job_slots=3, load=1.5,
                              bandwidth_ratio=params["bandwidth_ratio"])
-    milp = optsched.solve(inst, "milp", time_limit=TIME_LIMIT_S)
+    milp = solve(inst, "milp", time_limit=TIME_LIMIT_S)
     opt = milp.objective if milp.status == "optimal" else None
-    lp = optsched.solve(inst, "lp")
-    lp_plain = optsched.solve(inst, "lp", options={"cumulative_rows": False, "activity_rows": False})
+    lp = solve(inst, "lp")
+    lp_plain = solve(inst, "lp", options={"cumulative_rows": False, "activity_rows": False})
     row = {**params, "horizon_slots": inst.horizon_slots, "milp_status": milp.status, "opt": opt,
            "hit_time_limit": milp.status == "time_limit", "lp": lp.objective, "lp_over_opt": _ratio(lp.objective, opt),
            "lp_without_link_rows_over_opt": _ratio(lp_plain.objective, opt), "milp_s": milp.wall_s}
     for method in METHODS:
-        r = optsched.solve(inst, method, seed=seed % 2**31)
+        r = solve(inst, method, seed=seed % 2**31)
         key = method.replace("-", "_")
         row[f"{key}_status"] = r.status
         row[key] = r.objective
@@ -171,3 +169,19 @@ EXPERIMENT = Experiment(
     settings=f"one thread, mip_rel_gap 0, time_limit {TIME_LIMIT_S:.0f} s (safety net), rr 8 trials",
     revision=1,
 )
+
+
+def _online_rr_adversary():
+    from optsched.problems.ps_locality.adversary import PsLocalityAdversary
+
+    return PsLocalityAdversary("online-rr", preset="small")
+
+
+#: this problem's online methods, each with its adversary adapter, for T15's adapters part
+#: (``paper_repro/t15_adapters.py``); ``order``: the row's place in that table
+ADVERSARIES = [dict(method="ps-locality/online-rr", order=2, adapter=_online_rr_adversary)]
+
+
+#: this problem's row of T16's time table (``paper_repro/t16_solvers.py``): the exact method on one
+#: generated instance, seed 0 of ``preset``
+SOLVER_TIMING = dict(preset="small", method="milp")

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import resource
 
-import optsched
 from optsched.core.data import data_file
+from optsched.core.registry import get_problem
+from optsched.core.solving import solve
+from optsched.experiments import Experiment
 from optsched.problems.intra_op import load_iopddl
-from optsched.repro import Experiment
 
 #: the contest's time-out per instance [code: google/iopddl iopddl-benchmark-details.png]
 TIMEOUT_S = {"A": 60.0, "B": 60.0, "G": 120.0, "M": 180.0, "S": 240.0, "example": 10.0}
@@ -58,13 +59,13 @@ def run_cell(params: dict, seed: int) -> dict:
     name, method = params["instance"], params["method"]
     inst = _instance(name)
     timeout = TIMEOUT_S[name]
-    meth = optsched.get_problem("intra-op").methods[method]
+    meth = get_problem("intra-op").methods[method]
     row = {"instance": name, "method": method, "nodes": inst.num_nodes, "edges": inst.num_edges,
            "timeout_s": timeout}
     ok, why = meth.applicable(inst)
     if not ok:
         return {**row, "status": "n/a", "reason": why}
-    r = optsched.solve(inst, method, time_limit=timeout, seed=0)
+    r = solve(inst, method, time_limit=timeout, seed=0)
     row.update(status=r.status, value=r.objective, bound=r.bound, gap=r.gap, wall_s=r.wall_s,
                bound_source=r.stats.get("bound_source", "milp" if method in ("milp", "lp-round") else ""),
                within_timeout=r.wall_s <= timeout, reason=r.reason or "",

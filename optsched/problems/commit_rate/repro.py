@@ -9,7 +9,7 @@ optsched's [ours]; the paper's numbers are not reproduced.
 
 from __future__ import annotations
 
-from optsched.repro.experiment import Experiment
+from optsched.experiments import Experiment
 
 LEVELS = (1.0, 2.0, 5.0, 10.0)
 MODELS = ("least-squares", "mlp")
@@ -25,24 +25,25 @@ def cells(quick: bool) -> list[dict]:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    import optsched
+    from optsched.experiments import generate
+    from optsched.core.solving import solve
 
-    inst = optsched.generate("commit-rate", seed=seed, model=params["model"], heterogeneity=params["heterogeneity"])
-    ex = optsched.solve(inst, "exhaustive")
-    search = optsched.solve(inst, "adsp-search")
+    inst = generate("commit-rate", seed=seed, model=params["model"], heterogeneity=params["heterogeneity"])
+    ex = solve(inst, "exhaustive")
+    search = solve(inst, "adsp-search")
     row = dict(params, workers=inst.num_workers, exhaustive=ex.objective, best_c=ex.stats["best_commits"],
                search=search.objective, search_schedule=str(search.solution["commits"]),
                search_reached=search.stats["reached"], exhaustive_wall_s=ex.wall_s,
                one_run_s=ex.wall_s / inst.max_commits, search_wall_s=search.wall_s)
     for label, method, options in RUNS:
-        r = optsched.solve(inst, method, options=options)
+        r = solve(inst, method, options=options)
         row[label] = r.objective
         row[f"{label} reached"] = r.stats["reached"]
     return row
 
 
 def report(rows: list[dict], out) -> None:
-    from optsched.repro.stats import mean_ci95
+    from optsched.experiments import mean_ci95
 
     table = []
     for model in MODELS:

@@ -16,12 +16,10 @@ from __future__ import annotations
 import math
 import re
 
-import optsched
 from optsched.core.data import data_file
-from optsched.core.solving import objective_tolerance
+from optsched.core.solving import objective_tolerance, solve
+from optsched.experiments import Experiment, mean_ci95
 from optsched.problems.mknap import load_orlib
-from optsched.repro import Experiment
-from optsched.repro.stats import mean_ci95
 
 DATA = "mknap/mknapcb1.txt"
 PUBLISHED = "mknap/best-feasible-slns.txt"
@@ -73,10 +71,10 @@ def run_cell(params: dict, seed: int) -> dict:
     index = params["index"]
     instance = load_orlib(data_file(DATA), index)
     name = f"5.100-{index:02d}"
-    milp = optsched.solve(instance, "milp", time_limit=TIME_LIMIT_S)
-    lp = optsched.solve(instance, "lp")
-    greedy = optsched.solve(instance, "greedy")
-    lp_round = optsched.solve(instance, "lp-round")
+    milp = solve(instance, "milp", time_limit=TIME_LIMIT_S)
+    lp = solve(instance, "lp")
+    greedy = solve(instance, "greedy")
+    lp_round = solve(instance, "lp-round")
     optimum = milp.objective if milp.status == "optimal" else None
     reference = instance.reference_value
     return {
@@ -214,3 +212,16 @@ EXPERIMENT = Experiment(
     settings=f"milp: mip_rel_gap 0, no node limit, HiGHS random_seed 0, {TIME_LIMIT_S:.0f} s wall-clock "
              "safety net (flagged when hit)",
 )
+
+
+def _orlib_instance(index: int):
+    return load_orlib(data_file(DATA), index)
+
+
+#: this problem's rows of T16's time table (``paper_repro/t16_solvers.py``): the exact method on one
+#: generated instance (seed 0 of ``preset``) and, in the full run, on the published instances
+#: (``load(index)`` for index < ``count``; skipped when ``requires_data`` is not there); the
+#: published rows' methods are named in the table's header
+SOLVER_TIMING = dict(preset="small", method="milp",
+                     published=dict(name="mknapcb1", count=5, method="milp", requires_data=DATA,
+                                    load=_orlib_instance))
