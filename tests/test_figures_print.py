@@ -1,9 +1,9 @@
 """Figures at print quality: one colour per method across figures, log axes where values span
-decades, titles on every panel, SVG beside PNG (T8's adversary figure as the worked case)."""
+decades, titles on every panel, SVG beside PNG (a problem's table figure as the worked case is in
+that problem's tests)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import matplotlib
@@ -19,13 +19,6 @@ from optsched.repro.experiment import Experiment  # noqa: E402
 from optsched.repro.report import ArtifactWriter  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_t8():
-    spec = importlib.util.spec_from_file_location("t8_for_test", ROOT / "optsched" / "problems" / "online_knapsack" / "repro_t8.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_method_colours_are_fixed_and_shared_across_problems():
@@ -63,34 +56,6 @@ def test_save_figure_writes_svg_beside_png_reproducibly(tmp_path):
     assert (tmp_path / "T99_fig.png").stat().st_size > 0 and (tmp_path / "T99_fig.pdf").stat().st_size > 0
     assert texts[0] == texts[1] and b"<svg" in texts[0]
     assert [name for name, _ in out.artifacts[:3]] == ["T99_fig.png", "T99_fig.svg", "T99_fig.pdf"]
-
-
-def rows():
-    out = []
-    for method, worst in (("threshold", (2.4, 3.8, 5.1)), ("fixed-price", (600.0, 200.0, 390.0)),
-                          ("greedy", (2.9, 7.3, 18.0))):
-        for ratio, w in zip((4.0, 16.0, 64.0), worst):
-            for family in ("staircase", "increasing"):
-                out.append({"part": "adversary", "method": method, "ratio": ratio, "eps": 0.05, "family": family,
-                            "worst_ratio": w if family == "staircase" else w / 2})
-    return out
-
-
-def test_t8_adversary_figure_titles_log_axis_colours_and_svg(tmp_path, monkeypatch):
-    t8 = load_t8()
-    out = writer(tmp_path)
-    figures = []
-    monkeypatch.setattr(plt, "close", lambda fig=None: figures.append(fig))
-    t8._figure(rows(), out)
-    fig = next(f for f in figures if f is not None)
-    left, right = fig.axes
-    assert left.get_title() and right.get_title()
-    assert left.get_yscale() == "log"          # 2.4 .. 600: decades apart
-    assert right.get_yscale() == "linear"      # threshold alone: 1.2 .. 8.6
-    colours = {line.get_label().split(":")[0]: to_hex(line.get_color()) for line in left.get_lines()}
-    for method in ("threshold", "fixed-price", "greedy"):
-        assert colours[method] == method_color(method)
-    assert (tmp_path / "T99_adversary.svg").exists() and (tmp_path / "T99_adversary.png").exists()
 
 
 @pytest.mark.parametrize("values, log", [([1.0, 10.5], True), ([1.0, 9.9], False)])

@@ -13,7 +13,8 @@ code, the docs pages and the site's build code, the benchmarks, the ``Makefile``
   quality tables (``make instances``), the repro results ``paper_repro/results/`` (``make repro``),
   the figures ``docs/img/`` (``make figures``), and what ``python -m optsched.docs_build`` writes:
   the cross-cutting pages (:func:`optsched.docs_build.cross_pages`), the registered-guarantee table
-  of ``docs/guarantees.md`` and the marked blocks of ``README.md``
+  of ``docs/guarantees.md`` and the marked blocks of ``README.md``; and the tables' index
+  ``paper_repro/README.md`` (``python -m optsched.repro.readme``)
   (:func:`optsched.docs_build.strip_generated`); tests check that each is fresh;
 * in docstring examples (``>>>`` lines and their expected output): they run as doctests and must
   name a real problem to run, so a renamed problem fails them instead of leaving stale text;
@@ -37,6 +38,8 @@ TEXT = (".py", ".toml", ".md", ".txt", ".json", ".cfg", ".ipynb", ".yml", ".yaml
         "Makefile", "/run")
 #: generated folders (see the module docstring)
 GENERATED_DIRS = ("instances/", "paper_repro/results/", "docs/img/")
+#: generated files outside them: the tables' index (``python -m optsched.repro.readme``)
+GENERATED_FILES = ("paper_repro/README.md",)
 
 #: (path, how the line starts, why it may name a problem); kept short. Keyed by the line's start
 #: so that this list itself names no problem.
@@ -57,7 +60,7 @@ def _tracked() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     return [f for f in out.stdout.split() if f.endswith(TEXT) and not f.startswith(GENERATED_DIRS)
-            and (ROOT / f).is_file()]
+            and f not in GENERATED_FILES and (ROOT / f).is_file()]
 
 
 def _generated_pages() -> set[str]:

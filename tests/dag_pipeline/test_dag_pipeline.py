@@ -1,4 +1,4 @@
-"""dag-pipeline: the stage MILP against brute force, chain plans and pipeline-partition's dp."""
+"""dag-pipeline: the stage MILP against brute force, and chain plans against the shared chain partition's DP."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 
 import optsched
 from optsched.core.errors import InvalidInstanceError
+from optsched.pipeline.partition.dp import best_plan
+from optsched.pipeline.partition.instance import check as check_chain_plan
 from optsched.problems.dag_pipeline import DagPipelineInstance, generate, stage_window
 from tests.conftest import require_data
 from tests.repro_support import load_problem_script
@@ -55,20 +57,20 @@ def test_window_keeps_every_feasible_plan():
     assert feasible > 0
 
 
-PP = pytest.importorskip("optsched.problems.pipeline_partition")
-
-
 @pytest.mark.parametrize("seed,objective,stages", [(s, o, k) for s in range(3) for o in ("bottleneck", "sync-estimate")
                                                    for k in (2, 3)])
-def test_chain_milp_equals_pipeline_partition_dp(seed, objective, stages):
-    """Acceptance: on chains, the DAG MILP = order-dp = pipeline-partition's exact dp."""
+def test_chain_milp_equals_the_chain_partition_dp(seed, objective, stages):
+    """Acceptance: on chains, the DAG MILP = order-dp = the shared chain partition's exact DP
+    (``optsched.pipeline.partition.dp.best_plan``, exact on identical devices)."""
     t12b = load_problem_script("dag_pipeline")
     inst = generate(seed, nodes=9, stages=stages, shape="chain", objective=objective, microbatches=4)
     assert inst.is_chain
     dag = optsched.solve(inst, "milp")
-    chain = optsched.solve(t12b.chain_instance(inst), "dp")
+    linear = t12b.chain_instance(inst)
+    plan, exact = best_plan(linear)
+    chain = check_chain_plan(linear, plan.solution())
     heur = optsched.solve(inst, "order-dp")
-    assert dag.status == chain.status == "optimal"
+    assert dag.status == "optimal" and exact and chain.feasible
     assert close(dag.objective, chain.objective) and close(heur.objective, dag.objective)
 
 

@@ -11,7 +11,7 @@ Each instance gets the contest's time-out (A-E 60 s, F-J 120 s, K-O 180 s, P-T 2
 gap, wall time of the solve and of the whole child (import included), peak RSS, the machine's
 load average at the start, and the organisers' published final scores of the winner (team01)
 and of XLA's auto-sharding where published [code: google/iopddl, final leaderboard as quoted in
-docs/intra_op.md]. ``--peer`` runs another solver the user has built (for example the winner's
+optsched/problems/intra_op/README.md]. ``--peer`` runs another solver the user has built (for example the winner's
 public solver, MIT, built outside this repository) with the same time-out, after optsched's run
 (never at the same time): ``{file}`` is replaced by the instance path (gzip), ``{json}`` by a
 decompressed copy in a temporary folder, ``{timeout}`` by the seconds; its last output line that

@@ -248,7 +248,7 @@ def test_fractional_costs_close_at_the_milp_optimum():
 @pytest.mark.slow
 @pytest.mark.parametrize("name, timeout, optimum", [("B", 60.0, 532843.0), ("G", 120.0, 217039.0), ("A", 60.0, None)])
 def test_iopddl_shared_instances_at_the_contest_timeout(name, timeout, optimum):
-    """B and G: proved optimal (the optima milp proves with gap 0, docs/intra_op.md) within the
+    """B and G: proved optimal (the optima milp proves with gap 0, optsched/problems/intra_op/README.md) within the
     time-out; A: a feasible plan and a certified bound below it. The wall time against the limit is reported by
     ``tests/intra_op/bench_intra_op.py``, not asserted here."""
     from optsched.problems.intra_op import load_iopddl

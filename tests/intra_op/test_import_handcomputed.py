@@ -1,6 +1,6 @@
 """intra-op's ``iopddl`` importer against values computed by hand from the contest's format.
 
-Format (google/iopddl, ``docs/intra_op.md``): per node an interval ``[start, end]`` that is
+Format (google/iopddl, ``optsched/problems/intra_op/README.md``): per node an interval ``[start, end]`` that is
 half-open -- the node is live at the integer times ``start <= t < end`` --, a cost and a usage per
 strategy; per edge ``[u, v]`` and a row-major ``|S_u| x |S_v|`` cost matrix (entry ``i |S_v| + j``
 is strategy i of u with strategy j of v); ``usage_limit`` bounds the summed usage at every time.

@@ -326,7 +326,7 @@ def test_iopddl_small_instances_proven(name, optimum):
     r = optsched.solve(inst, "milp", time_limit=600)
     assert r.status == "optimal"
     if optimum is not None:
-        assert r.objective == optimum     # B's optimum, proven by milp (gap 0; docs/intra_op.md)
+        assert r.objective == optimum     # B's optimum, proven by milp (gap 0; optsched/problems/intra_op/README.md)
     lr = optsched.solve(inst, "lp-round")
     assert lr.status == "feasible" and lr.objective <= r.objective * 1.01
 

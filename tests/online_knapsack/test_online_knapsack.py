@@ -98,7 +98,7 @@ def test_threshold_price_shape():
 
 @given(st.floats(1.0, 100.0), st.floats(0.0, 1.0), st.floats(0.0, 0.5))
 def test_lemma_price_growth(ratio, z, d):
-    """Lemma 1 of docs/online.md: psi(z + d) <= e^(c d) psi(z)."""
+    """Lemma 1 of optsched/problems/online_knapsack/README.md: psi(z + d) <= e^(c d) psi(z)."""
     c = competitive_constant(1.0, ratio)
     # 1e-12 relative: one exp and one multiplication of rounding
     assert threshold_price(z + d, 1.0, ratio) <= math.exp(c * d) * threshold_price(z, 1.0, ratio) * (1 + 1e-12)
@@ -106,7 +106,7 @@ def test_lemma_price_growth(ratio, z, d):
 
 @pytest.mark.parametrize("ratio", [1.0, 4.0, 64.0])
 def test_lemma_price_integral(ratio):
-    """Lemma 2 of docs/online.md: int_0^Z psi = L Z (Z <= 1/c), psi(Z) / c (Z >= 1/c)."""
+    """Lemma 2 of optsched/problems/online_knapsack/README.md: int_0^Z psi = L Z (Z <= 1/c), psi(Z) / c (Z >= 1/c)."""
     c = competitive_constant(1.0, ratio)
     for big_z in np.linspace(0.0, 1.0, 11):
         integral, _ = quad(lambda u: threshold_price(u, 1.0, ratio), 0.0, big_z, points=[1 / c], limit=200)

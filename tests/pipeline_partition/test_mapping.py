@@ -26,7 +26,7 @@ TOPOLOGIES = ("random:5:0.4", "two-level:2x2:10:1", "pcie:2x1x2:15:9:4", "torus:
 
 def brute_force(inst) -> float:
     """Minimum over every plan (cuts x ordered disjoint groups), memory checked here from the
-    rule of docs/pipeline_partition.md (parameters x optimizer factor + in-flight x stash / replicas <= memory), not by
+    rule of optsched/problems/pipeline_partition/README.md (parameters x optimizer factor + in-flight x stash / replicas <= memory), not by
     the checker under test. Tiny n, N only."""
     n, N = inst.num_positions, inst.num_devices
     par = np.concatenate([[0.0], np.cumsum(inst.parameter_bytes)])

@@ -9,7 +9,7 @@ import optsched
 def test_rar_makespan_theorem5_is_false_at_one_gpu_per_job():
     """Theorem 5 as stated (makespan <= n_g phi (u / l) OPT) is false at n_g = 1: four single-GPU
     jobs of 4, 12, 11 and 20 slots on two one-GPU servers, no contention, exact estimates. SJF-BCO
-    makes 32, OPT is 24 (docs/ring_allreduce.md#theorem-5). The registered guarantee applies only
+    makes 32, OPT is 24 (optsched/problems/rar_makespan/README.md#theorem-5). The registered guarantee applies only
     for n_g >= 2, where it is labelled empirical."""
     from optsched.problems.rar_makespan import THEOREM5, RarMakespanInstance
 

@@ -17,7 +17,7 @@ import optsched
 from optsched.repro import RunOptions, cell_key, cell_seed, run
 from optsched.repro.runner import artifacts_dir, runs_dir
 
-from .tiny import read_csv_without_timings, write_tiny
+from .tiny import read_csv_without_timings, tiny_problem, write_tiny
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,7 @@ def test_local_run_rows_match_direct_solves(local_run):
         row = dict(zip(header, line))
         seed = cell_seed("K1", {"instance": int(row["instance"])})
         assert int(row["seed"]) == seed
-        instance = optsched.generate("mknap", seed=seed, preset="tiny")
+        instance = optsched.generate(tiny_problem(), seed=seed, preset="tiny")
         assert float(row["milp"]) == optsched.solve(instance, "brute").objective
         assert float(row["greedy"]) == optsched.solve(instance, "greedy").objective
     index = (artifacts_dir(out, True) / "index.md").read_text()

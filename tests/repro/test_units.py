@@ -8,6 +8,8 @@ import sqlite3
 
 import pytest
 
+import optsched
+
 from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.repro import Experiment, ResultsDB, cell_key, cell_seed, mean_ci95
 from optsched.repro.db import ResultsDBError
@@ -15,7 +17,7 @@ from optsched.repro.discovery import discover, select
 from optsched.repro.keys import canonical_json
 from optsched.repro.report import ArtifactWriter, update_index
 
-from .tiny import write_tiny
+from .tiny import tiny_problem, write_tiny
 
 
 # -- mean_ci95 -------------------------------------------------------------------------------
@@ -135,7 +137,7 @@ def test_discovery_sorted_skips_helpers_and_reports_broken_scripts(tmp_path):
 def _experiment(**kw) -> Experiment:
     return Experiment(id="X1", title="a title", paper="a paper", formulation="[ours]", cells=lambda q: [],
                       run_cell=lambda p, s: {}, report=lambda rows, out: None,
-                      methods=("mknap/greedy", "mknap/nosuch"), **kw)
+                      methods=(f"{tiny_problem()}/greedy", f"{tiny_problem()}/nosuch"), **kw)
 
 
 def test_table_writes_full_precision_csv_and_labelled_markdown(tmp_path):
@@ -150,7 +152,9 @@ def test_table_writes_full_precision_csv_and_labelled_markdown(tmp_path):
                    ["c", "2.0", "false", "", "", "3"]]
     md = (tmp_path / "X1_main.md").read_text()
     assert md.startswith("# X1: a title\n")
-    assert "mknap/greedy (baseline, fidelity ours)" in md and "mknap/nosuch (not registered)" in md
+    greedy = optsched.get_problem(tiny_problem()).methods["greedy"]
+    assert f"{tiny_problem()}/greedy (baseline, fidelity {greedy.fidelity})" in md
+    assert f"{tiny_problem()}/nosuch (not registered)" in md
     assert "Formulation: [ours]" in md and "QUICK" in md and "the caption" in md and md.rstrip().endswith("a note")
     assert "| a\\|b | 0.30 | yes | - | [1, 2] | - |" in md
     assert [name for name, _ in writer.artifacts] == ["X1_main.md", "X1_main.csv"]

@@ -1,7 +1,7 @@
 """A tiny experiment script for the runner tests, written into a test's folder.
 
-Cells: ``{"instance": i}``; ``run_cell`` generates a ``tiny`` mknap instance from the cell's seed
-and solves it with ``greedy`` and ``milp`` (HiGHS). Test hooks come from the environment (the
+Cells: ``{"instance": i}``; ``run_cell`` generates a ``tiny`` instance of :func:`tiny_problem`
+from the cell's seed and solves it with ``greedy`` and ``milp`` (HiGHS). Test hooks come from the environment (the
 worker processes inherit it): ``TINY_CELLS`` (QUICK cell count), ``TINY_DELAY`` (seconds each
 cell sleeps), ``TINY_SIDE_FILE`` and ``TINY_PHASE`` (each call appends "<phase> <instance>" to the
 side file, so a test can see which cells were computed by which run), ``TINY_DONE_FILE`` (each
@@ -12,7 +12,28 @@ kills itself) and ``TINY_REPORT_FAIL`` (``"<id>"``: that report raises).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+
+
+@functools.lru_cache(maxsize=None)
+def tiny_problem() -> str:
+    """The problem the runner tests sweep, picked by what it declares, not by name: the first
+    registered problem (name order) with a ``tiny`` preset, an exact ``milp`` and ``brute`` and a
+    baseline ``greedy`` whose answer on the tiny instances of seeds 0-3 is feasible with a positive
+    value (so ``greedy / milp`` is a ratio)."""
+    import optsched
+
+    for name, problem in sorted(optsched.list_problems().items()):
+        methods = problem.methods
+        if "tiny" not in problem.presets or not {"greedy", "milp", "brute"} <= set(methods):
+            continue
+        if methods["milp"].kind != "exact" or methods["brute"].kind != "exact" or methods["greedy"].kind != "baseline":
+            continue
+        results = [optsched.solve(optsched.generate(name, seed=s, preset="tiny"), "greedy") for s in range(4)]
+        if all(r.status in ("feasible", "optimal") and (r.objective or 0) > 0 for r in results):
+            return name
+    raise LookupError("no registered problem has a tiny preset, exact milp and brute, and a feasible greedy")
 
 SCRIPT = '''
 import os
@@ -42,7 +63,7 @@ def run_cell(params, seed):
     if done:
         with open(done, "a") as fh:
             fh.write(f"{params['instance']}\\n")
-    instance = optsched.generate("mknap", seed=seed, preset="tiny")
+    instance = optsched.generate("@PROBLEM@", seed=seed, preset="tiny")
     greedy = optsched.solve(instance, "greedy")
     milp = optsched.solve(instance, "milp")
     return {"instance": params["instance"], "seed": seed, "greedy": greedy.objective, "milp": milp.objective,
@@ -57,9 +78,9 @@ def report(rows, out):
     out.table("summary", [{"n": ci.n, "mean": ci.mean, "ci95_half_width": ci.half_width}])
 
 
-EXPERIMENT = Experiment(id="@ID@", title="tiny mknap sweep", paper="(test)", formulation="[ours]",
+EXPERIMENT = Experiment(id="@ID@", title="tiny @PROBLEM@ sweep", paper="(test)", formulation="[ours]",
                         cells=cells, run_cell=run_cell, report=report, quick_budget_s=60.0,
-                        methods=("mknap/greedy", "mknap/milp"), instance_family="mknap preset tiny")
+                        methods=("@PROBLEM@/greedy", "@PROBLEM@/milp"), instance_family="@PROBLEM@ preset tiny")
 '''
 
 
@@ -67,7 +88,7 @@ def write_tiny(folder: Path, name: str = "k1_tiny.py", experiment_id: str = "K1"
     """Write the tiny experiment script into ``folder`` (created) and return its path."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(SCRIPT.replace("@ID@", experiment_id))
+    path.write_text(SCRIPT.replace("@ID@", experiment_id).replace("@PROBLEM@", tiny_problem()))
     return path
 
 

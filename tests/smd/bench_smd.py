@@ -8,7 +8,7 @@
    the milp's value); smd's certified bound, gap and branch-and-bound nodes are recorded; no
    wall-time assertion.
 2. Costing every configuration: the vectorized enumeration against a plain loop that evaluates the
-   timing recursion of docs/smd.md per configuration, on the same 10 jobs x 2,000 configurations; the ratio is
+   timing recursion of optsched/problems/smd/README.md per configuration, on the same 10 jobs x 2,000 configurations; the ratio is
    recorded, and both must give the same costs.
 """
 

@@ -1,6 +1,6 @@
 """T11: PHoToNs-style Peano-Hilbert domain decomposition -- imbalance of the exact contiguous
 partition against equal particle counts and recursive coordinate bisection, cut surface, and the
-time to key, sort and partition 10^5 .. 10^7 particles (docs/domain_decomposition.md; formulation [recon]/[ours]).
+time to key, sort and partition 10^5 .. 10^7 particles (optsched/problems/domain_decomposition/README.md; formulation [recon]/[ours]).
 
 PHoToNs (arXiv 1802.09824): only the abstract is public; no number of the paper is reproduced.
 Particles: Gaussian halos or Zel'dovich displacements (optsched's generators), 64 ranks of which

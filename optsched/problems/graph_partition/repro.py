@@ -1,5 +1,5 @@
 """T10, part ``partition`` (the table's header): BGL's data side -- sampling-locality partition
-(docs/graph_partition.md; formulations [recon]/[ours]). The table's other parts, the feature cache
+(optsched/problems/graph_partition/README.md; formulations [recon]/[ours]). The table's other parts, the feature cache
 against Belady's MIN and the core split between preprocessing stages, are declared in those
 problems' folders; the parts run as one table (``optsched repro --only T10``).
 
@@ -128,7 +128,7 @@ def report(rows: list[dict], out) -> None:
                               "time_s": round(max(r["time_s"] for r in g), 3)})
     out.table("partition_real", table, caption="Sampling traffic (expected cross-part traversals per epoch, 2-hop "
               "fan-out (10, 5) from the non-test nodes) and edge cut on Cora and Citeseer; eps = 0.05 on both balance "
-              "rows [ours: formulation after BGL, docs/graph_partition.md]",
+              "rows [ours: formulation after BGL, optsched/problems/graph_partition/README.md]",
               notes=[BGL_CLAIM,
                      "bgl is optsched's reconstruction (multi-level BFS blocks, LDG-like greedy assignment, FM per "
                      "level, 2 V-cycles); bgl-1level the earlier one-level one; metis-fm = METIS + FM [ours]; auto "
@@ -162,7 +162,7 @@ def report(rows: list[dict], out) -> None:
               caption="Chung-Lu power-law graphs (mean degree 8, 10% training nodes, seeds 1000+), K = 8: traffic "
                       "and wall time over METIS's on the same graph (95% CI over graphs)",
               notes=[BGL_CLAIM, "At 10^7 edges (time and peak memory beside METIS): "
-                     "benchmarks/test_bench_graph_partition.py and docs/graph_partition.md."])
+                     "benchmarks/test_bench_graph_partition.py and optsched/problems/graph_partition/README.md."])
 
 
 EXPERIMENT = Experiment(

@@ -105,7 +105,7 @@ def report(rows: list[dict], out) -> None:
         "to far more than the models' weights (38.8 GB for ResNet-50 training), so those rows are "
         "communication-bound and the even split wins: read them as the model on these inputs, not as ResNet-50.",
         "rounding_loss = cost with integer shard sizes (largest remainder, HAP's sharding_round) - opt; "
-        "rounding_bound = the proven bound sum_t (a_t / min F + m_t) / L (docs/hetero_sharding.md).",
+        "rounding_bound = the proven bound sum_t (a_t / min F + m_t) / L (optsched/problems/hetero_sharding/README.md).",
     ]
     if unproven:
         notes.append(f"MILP not closed within {TIME_LIMIT_S:.0f} s on: {', '.join(unproven)} (milp_bound is its "

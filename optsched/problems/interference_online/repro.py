@@ -2,7 +2,7 @@
 scheduler (Zhao & Wu, arXiv 2112.13354) against the schedulers a practitioner names, on held-out
 Philly-derived Gavel traces.
 
-Formulation [recon] (``docs/interference_placement.md``). ``marl``: fidelity reconstruction, one
+Formulation [recon] (``optsched/problems/interference_online/README.md``). ``marl``: fidelity reconstruction, one
 agent per rack over a hierarchical GPU -> server -> rack encoder, trained with a shared critic on
 *generated* streams only (``python -m optsched.problems.interference_online.train --seed K``
 writes the committed ``weights/marl-seedK.json``, K = 0..4); the evaluation streams below are

@@ -286,7 +286,7 @@ def report(rows: list[dict], out) -> None:
               "reconstruction with a robust variant, ours]",
               notes=[f"certified found: max over the certified adversary's attacks (staircase on K = {GRIDS} values, "
                      f"tracking), demands 1/{COPIES[0]} and 1/{COPIES[1]}; the staircase is >= rho_K for every "
-                     "deterministic online algorithm (theorem, docs/online_packing.md), so found / LP >= 1 always "
+                     "deterministic online algorithm (theorem, docs/online_machinery.md#certified), so found / LP >= 1 always "
                      "and the excess is what the method concedes (with finite demands the true optimum is above "
                      "the LP too).",
                      "paper's adversary: the adversary network (REINFORCE) trained afresh against each frozen "

@@ -5,7 +5,7 @@ problem's online methods, is declared in that problem's folder.
 
 Formulation [ours] after Du, Huang & Wu (arXiv 2111.10285; only the abstract is public, the
 paper's own numbers are not reproduced here). Methods: ``online-knapsack/threshold`` (fidelity
-ours: Zhou-Chakrabarty-Lukose 2008 pricing; bound proven in docs/online.md#threshold),
+ours: Zhou-Chakrabarty-Lukose 2008 pricing; bound proven in optsched/problems/online_knapsack/README.md#threshold),
 ``fixed-price`` and ``greedy`` (baselines, ours); OPT is the exact hindsight ``milp``.
 
 Parts of the cells:
@@ -16,7 +16,7 @@ Parts of the cells:
 * ``certified``: the certified adversary (``optsched.online.certified``: staircase on K = 20 and 200
   values, tracking attack; demands ``1/N``, the largest power-of-2 fraction <= eps) per method and
   U/L: its found ratio is >= the minimax LP's ratio of the grid for every online method (theorem,
-  docs/online_packing.md#certified), and for threshold <= its proven bound R(1/N).
+  docs/online_machinery.md#certified), and for threshold <= its proven bound R(1/N).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def report(rows: list[dict], out) -> None:
         table.append(entry)
     out.table("generated", table, caption="OPT / ALG on generated streams (mean ± 95% CI over seeds, max); "
               "bound R(eps) = max(c e^(2c eps), e^(c eps)/(1-eps)), c = 1 + ln(U/L), proven for threshold only "
-              "(docs/online.md#threshold) [ours]",
+              "(optsched/problems/online_knapsack/README.md#threshold) [ours]",
               notes=["OPT = exact hindsight milp (mip_rel_gap 0, node limit 200000; rows whose OPT is not "
                      "optimal are counted in 'non-optimal OPT').",
                      "fixed-price and greedy have no guarantee; ALG=0 counts streams they serve nothing of."])
@@ -151,7 +151,7 @@ def report(rows: list[dict], out) -> None:
                       "attack; equal demands 1/N <= eps): found ratio next to the LP optimum rho_200 and, for "
                       "threshold, its proven bound [ours]",
               notes=["found >= rho_K holds for every deterministic online method (theorem, "
-                     "docs/online_packing.md#certified): a found ratio below the LP would be a bug, unlike the "
+                     "docs/online_machinery.md#certified): a found ratio below the LP would be a bug, unlike the "
                      "search adversary's, which may miss the worst case."])
     _figure(adv, out)
 

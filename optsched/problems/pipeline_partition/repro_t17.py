@@ -9,7 +9,7 @@ DP over consecutive blocks of the device order 0..N-1 ("dp over the default orde
 with its proven factor b_max / b_min), and ``pipedream``, ``dapple``, ``time-balanced``,
 ``param-balanced``, ``uniform``.
 
-Formulation and methods: [ours] (optsched's cost model, ``docs/pipeline_partition.md``); pipedream
+Formulation and methods: [ours] (optsched's cost model, ``optsched/problems/pipeline_partition/README.md``); pipedream
 [code], dapple / time-balanced / param-balanced [reconstruction]. Topology figures are the
 published link rates (sources in ``optsched.workloads.topology.SOURCES``) except the PCIe tree's
 and the torus's levels, which are illustrative [ours]. Under optsched's widest-path routing the

@@ -7,7 +7,7 @@ optsched's exact planner ``dp`` against the public planners run on the same chai
 device-order heuristic ``order-dp``, the simulated 1F1B makespan (``sync``) of each plan, the
 MILP optimum where it solves within its limit, and every planner's runtime.
 
-Formulation: [ours] (optsched's cost model, ``docs/pipeline_partition.md``); the papers' own numbers
+Formulation: [ours] (optsched's cost model, ``optsched/problems/pipeline_partition/README.md``); the papers' own numbers
 (Luo et al.'s "up to 157%", DAPPLE's "up to 3.23x") come from different testbeds and are not
 comparable cell by cell: the table says so.
 """

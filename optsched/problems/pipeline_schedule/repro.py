@@ -11,7 +11,7 @@ so they are left out here):
 
 Every method's makespan is the simulator's; OPT is ``milp`` (HiGHS, mip_rel_gap 0, a 60 s
 wall-clock safety net flagged when hit); LB is the lower bound proved in
-docs/pipeline_schedule.md [ours]. A public schedule that needs more in flight than a cap allows
+optsched/problems/pipeline_schedule/README.md [ours]. A public schedule that needs more in flight than a cap allows
 is reported as not fitting (no makespan).
 
 Part ``ada`` (declared in the folder of the adaptive problem; both parts run as one table,
@@ -124,7 +124,7 @@ def report(rows: list[dict], out) -> None:
     limited = [f"{r['family']}/{r['seed']}" for r in sched if r["hit_time_limit"]]
     notes = [
         "Makespans are the exact event simulator's; LB is optsched's lower bound [ours] (proof in "
-        "docs/pipeline_schedule.md); OPT is milp's proven optimum (mip_rel_gap 0). Ratios are over the "
+        "optsched/problems/pipeline_schedule/README.md); OPT is milp's proven optimum (mip_rel_gap 0). Ratios are over the "
         "instances where the method fits the caps (fits_cap) and, for vs_OPT, where milp proved optimality.",
         "Fidelity: gpipe [paper], 1f1b [code], kfkb-2 [reconstruction: group layout ours], list [ours], "
         "milp [ours]. The formulation (tasks, transfer delays, caps, all-reduce tail) is optsched's own [ours].",
@@ -176,7 +176,7 @@ EXPERIMENT = Experiment(
     id="T6", part="schedule", order=0,
     title="Microbatch schedules vs OPT and LB with memory; Ada-Grouper under preemption",
     paper="Luo et al., INFOCOM 2022 (scheduler); GPipe; 1F1B (PipeDream-Flush); Ada-Grouper (arXiv 2303.01675)",
-    formulation="[ours] docs/pipeline_schedule.md: tasks with transfer delays, per-stage caps, all-reduce tail",
+    formulation="[ours] optsched/problems/pipeline_schedule/README.md: tasks with transfer delays, per-stage caps, all-reduce tail",
     cells=cells,
     run_cell=run_cell,
     report=report,

@@ -14,7 +14,7 @@ Cells (one seed of one setting each):
 
 What is whose: the setup's job mix, ranges, server counts, T, lambda values and the algorithms are
 [paper]; slot length, bandwidths, the job-type table, the calibration of xi1/xi2, the slot
-simulation and the MILP bound are [ours] (docs/ring_allreduce.md). The paper reports figures,
+simulation and the MILP bound are [ours] (optsched/problems/rar_makespan/README.md). The paper reports figures,
 not a table of numbers, so no published values stand beside ours; its qualitative finding
 (SJF-BCO lowest makespan and JCT) is checked in a note.
 """

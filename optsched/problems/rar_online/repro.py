@@ -15,7 +15,7 @@ Cells:
   utilities only (no bound: the LP is too large).
 
 The model, utilities, scaling and every method's details are [ours]; only ``gadget-exact`` has a
-registered competitive ratio (Theorem G [ours], docs/ring_allreduce.md#theorem-g), shown beside its
+registered competitive ratio (Theorem G [ours], optsched/problems/rar_online/README.md#theorem-g), shown beside its
 empirical ratio; the other methods' ratios are empirical. The paper's own numbers are not public.
 """
 

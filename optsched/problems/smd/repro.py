@@ -216,7 +216,7 @@ def report(rows: list[dict], out) -> None:
         "smd: fidelity reconstruction (the paper's algorithm text is not public) for its sum-of-ratios outer "
         "loop; its certification (Lagrangian bound, LP branch and bound until ALG <= (1 + target_gap) bound) "
         "is ours. lp-round, one-to-one, optimus-greedy, drf: fidelity ours. Guarantees [ours, proofs in "
-        "docs/smd.md]: smd ALG <= (1 + target_gap) OPT (default target_gap 0.005); lp-round ALG <= OPT + |Res| "
+        "optsched/problems/smd/README.md]: smd ALG <= (1 + target_gap) OPT (default target_gap 0.005); lp-round ALG <= OPT + |Res| "
         "max_i (omega_i defer_i - min_c cost_ic) when every job is deferrable. The paper's own guarantee is "
         "not public to us; what is registered is ours, not the paper's.",
         "Formulation [ours]: pooled capacities, layer-wise wait-free-backprop iteration time, "
@@ -289,7 +289,7 @@ EXPERIMENT = Experiment(
     title="SMD: weighted JCT of smd vs the MC-MKP optimum, lp-round and baselines",
     paper="Yu, Wu, Ji, Liu, INFOCOM 2021 (arXiv 2105.13855)",
     formulation="[ours] pooled-capacity MC-MKP over (workers, PSs) configurations with layer-wise timing "
-                "(docs/smd.md)",
+                "(optsched/problems/smd/README.md)",
     cells=cells,
     run_cell=run_cell,
     report=report,

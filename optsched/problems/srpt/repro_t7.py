@@ -5,7 +5,7 @@ prediction error (``docs/repro.md``).
 Formulation [ours] after Luo, Liu, Lee & Shroff (arXiv 2501.05563; only the abstract is public,
 the paper's own numbers are not reproduced). ``srpt/a-srpt`` has fidelity reconstruction, the
 baselines and the bound are ours. No method has a registered guarantee: the table reports
-flow time / LB (the bound of docs/online.md#lower-bound).
+flow time / LB (the bound of optsched/problems/srpt/README.md#lower-bound).
 """
 
 from __future__ import annotations
