@@ -97,8 +97,11 @@ def generate(seed: int, *, jobs: int = 6, max_workers: int = 4, max_parameter_se
     if not (math.isfinite(round_length) and round_length >= 0):
         raise InvalidOptionError("smd", "round_length", "must be >= 0 and finite", round_length)
     library = None if profiles == "synthetic" else _load_profiles(profiles)
+    # the draws depend on which profiles, never on where they are: the same directory at another
+    # path (another checkout, another machine) gives the same bytes
+    profile_names = None if library is None else ", ".join(name for name, _, _ in library)
     rng = make_rng(seed, "smd", jobs, max_workers, max_parameter_servers, layers, resources, tightness,
-                   non_deferrable, profiles)
+                   non_deferrable, "synthetic" if profile_names is None else f"profiles: {profile_names}")
     fixed = set(rng.permutation(jobs)[:round(non_deferrable * jobs)].tolist())
     job_list = []
     for i in range(jobs):
@@ -124,7 +127,7 @@ def generate(seed: int, *, jobs: int = 6, max_workers: int = 4, max_parameter_se
         best = int(np.argmin(draft.completion_time(i, w, s)))
         wanted += draft.demand(i, w[best], s[best])
     capacities = np.floor(tightness * wanted)
-    source = "synthetic layers" if library is None else f"profiles from {profiles}"
+    source = "synthetic layers" if library is None else f"profiles {profile_names}"
     return SmdInstance(resources=names, capacities=capacities.tolist(), worker_bandwidth=WORKER_BANDWIDTH,
                        ps_bandwidth=PS_BANDWIDTH, round_length=round_length, jobs=job_list,
                        name=f"gen-{jobs}j-{max_workers}w{max_parameter_servers}s-t{tightness}-s{seed}",
