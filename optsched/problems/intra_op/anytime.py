@@ -381,7 +381,8 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
         tt.append(time.perf_counter())
         # OneFlow's sequential greedy only on the first step: later the warm reparametrization
         # decodes well and the greedy costs as much as the rest of the step
-        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2, greedy=it == 0,
+        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2,
+                       greedy=it == 0 and opts.get("core_greedy", True),
                        sequential=opts.get("sequential_decode", True), compiled=opts.get("star_moves", True))
         loads = loads_at_points(inst, st, s) if memory else None
         tt.append(time.perf_counter())
