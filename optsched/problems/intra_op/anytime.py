@@ -12,10 +12,13 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
 3. **lagrange** -- the memory rows priced by multipliers per time point (:mod:`.dual`); every
    priced, memory-free problem is reduced by the exact eliminations and its core bounded by a
    reparametrization (min-sum diffusion): ``L(lam)`` is a certified lower bound; the core's
-   decoded plan is extended, repaired to memory feasibility and polished, and the multipliers move
-   by a Polyak subgradient step on the relaxed plan's overloads.
+   plan (the best of the argmin decode, the sequential decode and OneFlow's greedy, improved by
+   compiled node, pair and star moves and OneFlow-4 joint moves) is extended, repaired to memory
+   feasibility and polished, and the multipliers move by a Polyak subgradient step on the
+   relaxed plan's overloads.
 4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
-   moves, small-group moves, exact Viterbi DPs over chains and random induced paths, and exact
+   moves, star moves (a hub with all its neighbours), small-group moves, exact Viterbi DPs over
+   chains and random induced paths, and exact
    (elimination) re-optimisation of random connected regions, all memory-feasible
    (:class:`.state.PlanState`).
 

@@ -9,7 +9,10 @@ nodes, on flat arrays and without per-node Python objects, so that a sweep over 
 * :func:`pair_sweep` -- each edge's two nodes to their cheapest joint choice that fits: the load
   maxima of the three pieces (only the tail live, both, only the head) are taken once per edge;
 * :func:`repair` -- a greedy memory repair (least extra cost per byte saved at the most loaded
-  point).
+  point);
+* :func:`star_sweep` -- star moves: a hub to each other strategy with every neighbour to its
+  cheapest strategy given it, kept when the whole change gains and fits;
+* :func:`sequential_decode` -- the sequential decode of a reparametrized core (:mod:`.dual`).
 
 Costs are the working costs (:func:`~.structure.working_costs`: forbidden entries at one finite
 penalty) or priced ones; ``local`` (flat, one entry per strategy, :func:`build_local`) holds each
