@@ -1,5 +1,5 @@
-"""Star moves (a hub and all its neighbours together) and the sequential decode of a
-reparametrized core: each on an instance where the move or the decode is what finds the better
+"""Star moves (a hub and all its neighbours together), hub regions (large regions grown from a
+hub, re-optimized exactly) and the sequential decode of a reparametrized core: each on an instance where the move or the decode is what finds the better
 plan (without it the asserted result changes)."""
 
 from __future__ import annotations
@@ -55,12 +55,13 @@ def test_star_move_keeps_memory():
 
 @pytest.mark.parametrize("star", [True, False])
 def test_anytime_star_moves_option(star):
-    """The anytime LNS alone (no MILP, no Lagrangian stage, no region or path DPs) from the
-    least-memory plan: with star moves the optimum 0, without them the start's 80 (8 leaves: the
+    """The anytime LNS alone (no MILP, no Lagrangian stage, no region, hub-region or path DPs)
+    from the least-memory plan: with star moves the optimum 0, without them the start's 80 (8 leaves: the
     LNS's star moves visit nodes of degree >= 8)."""
     inst = _hub(8, limit=100.0)
     r = optsched.solve(inst, "anytime", seed=0, options={
-        "exact": False, "lagrange": False, "large_moves": False, "star_moves": star, "budget": 5.0})
+        "exact": False, "lagrange": False, "large_moves": False, "hub_regions": False, "star_moves": star,
+        "budget": 5.0})
     assert check(inst, r.solution).feasible
     assert r.objective == (0.0 if star else 80.0)
 
@@ -93,3 +94,61 @@ def test_sequential_decode_reaches_the_optimum_where_the_argmin_decode_does_not(
             assert core.diffuse(sweeps, damping=0.8) <= 1e-9
         assert _value(inst, core.decode()) == 90.0
         assert _value(inst, core.sequential_decode()) == 0.0
+
+
+def _two_level_hub(mids: int = 8, leaves: int = 2) -> IntraOpInstance:
+    """A hub (node 0) with ``mids`` middle nodes, each with ``leaves`` leaves; every edge is
+    "same sharding" (off-diagonal forbidden). Leaves cost 10 at strategy 0, nothing at 1; the
+    others cost nothing. All 0 (the least-memory plan) costs 10 * mids * leaves, all 1 costs 0.
+    A star move around the hub cannot switch: each middle node would break the pairs with its
+    own leaves. Memory is not binding (limit 1000)."""
+    n = 1 + mids + mids * leaves
+    cost = [0.0, 0.0] * (1 + mids) + [10.0, 0.0] * (mids * leaves)
+    eu, ev = [], []
+    for m in range(mids):
+        eu.append(0)
+        ev.append(1 + m)
+        for j in range(leaves):
+            eu.append(1 + m)
+            ev.append(1 + mids + m * leaves + j)
+    return IntraOpInstance(num_strategies=[2] * n, cost=cost, usage=[1.0, 2.0] * n, start=[0] * n, end=[1] * n,
+                           edge_u=eu, edge_v=ev, edge_cost=[0.0, F, F, 0.0] * len(eu), usage_limit=1000.0)
+
+
+def test_star_moves_cannot_switch_a_two_level_hub():
+    inst = _two_level_hub()
+    state = PlanState(inst, np.zeros(inst.num_nodes, np.int64))
+    assert state.fast_sweep() == 0.0 and state.star_sweep() == 0.0
+    assert plan_cost(inst, state.s)[0] == 160.0
+
+
+@pytest.mark.parametrize("hub_regions", [True, False])
+def test_anytime_hub_regions_option(hub_regions):
+    """The anytime LNS alone (no MILP, no Lagrangian stage, no random regions or path DPs): the
+    region grown from the hub (here the whole graph, a tree, re-optimized exactly) reaches the
+    optimum 0; without hub regions the plan stays at the start's 160."""
+    inst = _two_level_hub()
+    r = optsched.solve(inst, "anytime", seed=0, options={
+        "exact": False, "lagrange": False, "large_moves": False, "hub_regions": hub_regions, "budget": 5.0})
+    assert check(inst, r.solution).feasible
+    assert r.objective == (0.0 if hub_regions else 160.0)
+
+
+def test_fast_region_instance_is_the_region_instance():
+    """The region subproblem built from the inner edges has the same unary costs and the same
+    cost for every plan of the region as the pairwise-built one (a random instance, a random
+    region, both with and without the memory restriction)."""
+    from optsched.problems.intra_op import generate
+
+    inst = generate(3, preset="random")
+    state = PlanState(inst, np.zeros(inst.num_nodes, np.int64))
+    rng = np.random.default_rng(0)
+    nodes = state.region([int(state.st.free_nodes[0])], 8)
+    for restrict in (False, True):
+        slow, cur_s = state._region_instance(nodes, restrict)
+        fast, cur_f = state._region_instance_fast(nodes, restrict)
+        assert np.array_equal(cur_s, cur_f)
+        assert np.allclose(slow.cost, fast.cost, rtol=1e-12, atol=0)  # float summation order only
+        for _ in range(20):
+            plan = np.array([rng.integers(k) for k in slow.num_strategies], np.int64)
+            assert plan_cost(slow, plan)[0] == pytest.approx(plan_cost(fast, plan)[0], rel=1e-12)

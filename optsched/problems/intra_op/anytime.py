@@ -202,6 +202,18 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
         gain += state.star_sweep()
     if opts.get("group_moves", True) and not end.expired():
         gain += state.neighbourhood_sweep(nodes=nodes)
+    if opts.get("hub_regions", True) and not end.expired():
+        # exact re-optimisation of large regions grown from the hubs (degree >= 8), a few per
+        # round, visiting the hubs in turn across rounds (A: a 900-node region around a hub of
+        # degree 303 gains 4.9% where every smaller move finds nothing)
+        hubs = _hubs(st)
+        size = int(opts.get("hub_region_size", 1000))
+        for _ in range(min(int(opts.get("hub_regions_per_round", 4)), hubs.size)):
+            if end.expired():
+                break
+            h = int(hubs[state.__dict__.setdefault("_hub_cursor", 0) % hubs.size])
+            state._hub_cursor += 1
+            gain += state.region_move(state.region([h], size), fast=True)
     if opts.get("large_moves", True):
         for i, path in enumerate(chains):
             if i % 64 == 0 and end.expired():
@@ -219,6 +231,13 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
             seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
             gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
     return gain
+
+
+def _hubs(st, min_degree: int = 8) -> np.ndarray:
+    """Changeable nodes with at least ``min_degree`` incident edges, largest degree first."""
+    deg = np.diff(st.inc_ptr)
+    hubs = np.flatnonzero((deg >= min_degree) & (st.k > 1))
+    return hubs[np.argsort(-deg[hubs], kind="stable")]
 
 
 def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
