@@ -119,7 +119,8 @@ class PlanState(Plan):
                 break
             sub, cur = (self._region_instance_fast if fast else self._region_instance)(nodes, restrict)
             el = eliminate(sub)
-            choice, _ = solve_core(el, exact_limit=20_000)
+            # the fast (large-region) path stops its core greedy at the state's clock
+            choice, _ = solve_core(el, exact_limit=20_000, clock=self.clock if fast else None)
             new = el.extend(choice)
             sub_state_cost = lambda sv: float(np.sum(np.asarray(sub.cost)[sub.offsets[:-1] + sv]) + sum(  # noqa: E731
                 sub.edge_matrix(e)[sv[sub.edge_u[e]], sv[sub.edge_v[e]]] for e in range(sub.num_edges)))
