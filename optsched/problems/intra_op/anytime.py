@@ -12,10 +12,13 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
 3. **lagrange** -- the memory rows priced by multipliers per time point (:mod:`.dual`); every
    priced, memory-free problem is reduced by the exact eliminations and its core bounded by a
    reparametrization (min-sum diffusion): ``L(lam)`` is a certified lower bound; the core's
-   decoded plan is extended, repaired to memory feasibility and polished, and the multipliers move
-   by a Polyak subgradient step on the relaxed plan's overloads.
+   plan (the best of the argmin decode, the sequential decode and OneFlow's greedy, improved by
+   compiled node, pair and star moves and OneFlow-4 joint moves) is extended, repaired to memory
+   feasibility and polished, and the multipliers move by a Polyak subgradient step on the
+   relaxed plan's overloads.
 4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
-   moves, small-group moves, exact Viterbi DPs over chains and random induced paths, and exact
+   moves, star moves (a hub with all its neighbours), small-group moves, exact Viterbi DPs over
+   chains and random induced paths, and exact
    (elimination) re-optimisation of random connected regions, all memory-feasible
    (:class:`.state.PlanState`).
 
@@ -142,7 +145,10 @@ def _polish(state: PlanState, opts) -> None:
     """Compiled node and pair sweeps on a repaired plan, up to ``polish_sweeps`` passes or until
     one gains nothing."""
     for _ in range(int(opts.get("polish_sweeps", 10))):
-        if state.fast_sweep() <= 0 or state.expired():
+        gain = state.fast_sweep()
+        if opts.get("star_moves", True) and not state.expired():
+            gain += state.star_sweep()
+        if gain <= 0 or state.expired():
             break
 
 
@@ -192,8 +198,22 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
                     x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
                     if 1 < st.k[x] * st.k[y] <= 40_000:
                         gain += state.set_move([x, y])
+    if opts.get("star_moves", True) and not end.expired():
+        gain += state.star_sweep()
     if opts.get("group_moves", True) and not end.expired():
         gain += state.neighbourhood_sweep(nodes=nodes)
+    if opts.get("hub_regions", True) and not end.expired():
+        # exact re-optimisation of large regions grown from the hubs (degree >= 8), a few per
+        # round, visiting the hubs in turn across rounds (A: a 900-node region around a hub of
+        # degree 303 gains 4.9% where every smaller move finds nothing)
+        hubs = _hubs(st)
+        size = int(opts.get("hub_region_size", 1000))
+        for _ in range(min(int(opts.get("hub_regions_per_round", 4)), hubs.size)):
+            if end.expired():
+                break
+            h = int(hubs[state.__dict__.setdefault("_hub_cursor", 0) % hubs.size])
+            state._hub_cursor += 1
+            gain += state.region_move(state.region([h], size), fast=True)
     if opts.get("large_moves", True):
         for i, path in enumerate(chains):
             if i % 64 == 0 and end.expired():
@@ -211,6 +231,13 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
             seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
             gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
     return gain
+
+
+def _hubs(st, min_degree: int = 8) -> np.ndarray:
+    """Changeable nodes with at least ``min_degree`` incident edges, largest degree first."""
+    deg = np.diff(st.inc_ptr)
+    hubs = np.flatnonzero((deg >= min_degree) & (st.k > 1))
+    return hubs[np.argsort(-deg[hubs], kind="stable")]
 
 
 def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
@@ -376,7 +403,9 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
         tt.append(time.perf_counter())
         # OneFlow's sequential greedy only on the first step: later the warm reparametrization
         # decodes well and the greedy costs as much as the rest of the step
-        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2, greedy=it == 0)
+        s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2,
+                       greedy=it == 0 and opts.get("core_greedy", True),
+                       sequential=opts.get("sequential_decode", True), compiled=opts.get("star_moves", True))
         loads = loads_at_points(inst, st, s) if memory else None
         tt.append(time.perf_counter())
         history.append(value)
@@ -457,23 +486,37 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | Non
     return state
 
 
-def _core_plan(el, core: Core | None, deadline: Deadline, rounds: int = 3, greedy: bool = True) -> np.ndarray:
+def _core_plan(el, core: Core | None, deadline: Deadline, rounds: int = 3, greedy: bool = True,
+               sequential: bool = False, compiled: bool = False) -> np.ndarray:
     """A plan of the memory-free problem behind ``el``: the core's choice from the better of the
-    reparametrization's decode (without one: each node's cheapest strategy) and OneFlow's
-    sequential greedy, improved by joint moves of a node
-    with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)`` neighbourhood), then extended
-    exactly through the eliminated nodes."""
+    reparametrization's decode (without one: each node's cheapest strategy), with ``sequential``
+    also its sequential decode (:meth:`.dual.Core.sequential_decode`), and OneFlow's
+    sequential greedy, improved (with ``compiled``: first by compiled node and pair sweeps) by
+    joint moves of a node with up to 3 neighbours (OneFlow's ``GreedyStrategy(4)``
+    neighbourhood), then extended exactly through the eliminated nodes."""
     choice = core.decode() if core is not None else el.independent_choice()
     linked = sorted({v for key in el.edges for v in key})
     if not linked:
         return el.extend(choice)
     sub = core_instance(el, linked)
     start = np.array([choice[v] for v in linked], dtype=np.int64)
+    if sequential and core is not None:
+        seq_choice = core.sequential_decode()
+        cand = np.array([seq_choice[v] for v in linked], dtype=np.int64)
+        if plan_cost(sub, cand)[0] < plan_cost(sub, start)[0]:
+            start = cand
     if greedy:
         seq = sequential_greedy(sub)
         if plan_cost(sub, seq)[0] < plan_cost(sub, start)[0]:
             start = seq
     state = Plan(sub, start, deadline)
+    if compiled:
+        for _ in range(20):
+            gain = state.fast_sweep()
+            if not state.expired():
+                gain += state.star_sweep()
+            if gain <= 0 or state.expired():
+                break
     for _ in range(rounds):
         gain = state.sweep_nodes(memory=False)
         if not state.expired():

@@ -167,6 +167,29 @@ class Core:
         self.phi_a, self.phi_b = best_phi
         return best
 
+    def sequential_decode(self) -> dict[int, int]:
+        """Each core node's strategy by sequential decoding (:func:`.kernels.sequential_decode`):
+        nodes of larger degree first (a hub decides before the neighbours that follow it), each
+        given the choices of its decided neighbours through the reparametrized edge costs."""
+        from .kernels import sequential_decode
+
+        n = self.nodes.size
+        if "_inc" not in self.__dict__:
+            m = len(self.keys)
+            ends = np.concatenate([self.ea, self.eb])
+            order = np.argsort(ends, kind="stable")
+            inc_e = np.concatenate([np.arange(m), np.arange(m)])[order].astype(np.int64)
+            inc_ptr = np.searchsorted(ends[order], np.arange(n + 1)).astype(np.int64)
+            node_order = np.lexsort((np.arange(n), -self.deg)).astype(np.int64)
+            self._inc = (inc_ptr, inc_e, node_order)
+        inc_ptr, inc_e, node_order = self._inc
+        x = np.full(n, -1, dtype=np.int64)
+        if n:
+            sequential_decode(node_order, self._node_theta(), self.noff, self.k, self.ea, self.eb, self.eoff,
+                              np.ascontiguousarray(self.E, dtype=np.float64), self.phi_a, self.phi_b,
+                              self.aoff, self.boff, inc_ptr, inc_e, x)
+        return {int(v): int(x[i]) for i, v in enumerate(self.nodes)}
+
     def decode(self) -> dict[int, int]:
         """Each core node's best strategy under the reparametrized unary costs."""
         th = self._node_theta()

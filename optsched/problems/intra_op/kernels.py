@@ -9,7 +9,10 @@ nodes, on flat arrays and without per-node Python objects, so that a sweep over 
 * :func:`pair_sweep` -- each edge's two nodes to their cheapest joint choice that fits: the load
   maxima of the three pieces (only the tail live, both, only the head) are taken once per edge;
 * :func:`repair` -- a greedy memory repair (least extra cost per byte saved at the most loaded
-  point).
+  point);
+* :func:`star_sweep` -- star moves: a hub to each other strategy with every neighbour to its
+  cheapest strategy given it, kept when the whole change gains and fits;
+* :func:`sequential_decode` -- the sequential decode of a reparametrized core (:mod:`.dual`).
 
 Costs are the working costs (:func:`~.structure.working_costs`: forbidden entries at one finite
 penalty) or priced ones; ``local`` (flat, one entry per strategy, :func:`build_local`) holds each
@@ -25,7 +28,7 @@ import numpy as np
 
 from optsched.core.jit import HAVE_NUMBA, njit
 
-__all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "HAVE_NUMBA"]
+__all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "sequential_decode", "star_sweep", "HAVE_NUMBA"]
 
 
 @njit(cache=True)
@@ -304,3 +307,119 @@ def loads(s, a, b, usage, off, npoints):
         acc += diff[t]
         out[t] = acc
     return out
+
+
+@njit(cache=True)
+def sequential_decode(order, th_node, noff, k, ea, eb, eoff, E, phi_a, phi_b, aoff, boff, inc_ptr, inc_e, x):
+    """Sequential decoding of a reparametrized pairwise problem (the core of :mod:`.dual`) [ours;
+    the decoding step of TRW-S-style solvers, Kolmogorov 2006]: the nodes in ``order`` each take
+    the strategy minimizing its reparametrized unary cost plus, per incident edge, the
+    reparametrized edge cost at the neighbour's choice when the neighbour is decided, else the
+    edge's least entry in that row (column). ``x`` (-1 = undecided) receives the choices; nodes
+    already decided in ``x`` are kept."""
+    for v in order:
+        if x[v] >= 0:
+            continue
+        kv = k[v]
+        best = np.inf
+        arg = 0
+        for s in range(kv):
+            c = th_node[noff[v] + s]
+            for i in range(inc_ptr[v], inc_ptr[v + 1]):
+                e = inc_e[i]
+                a = ea[e]
+                b = eb[e]
+                kb = k[b]
+                base = eoff[e]
+                if a == v:
+                    o = x[b]
+                    if o >= 0:
+                        c += E[base + s * kb + o] - phi_a[aoff[e] + s] - phi_b[boff[e] + o]
+                    else:
+                        m = np.inf
+                        for t in range(kb):
+                            y = E[base + s * kb + t] - phi_b[boff[e] + t]
+                            if y < m:
+                                m = y
+                        c += m - phi_a[aoff[e] + s]
+                else:
+                    o = x[a]
+                    if o >= 0:
+                        c += E[base + o * kb + s] - phi_a[aoff[e] + o] - phi_b[boff[e] + s]
+                    else:
+                        m = np.inf
+                        for t in range(k[a]):
+                            y = E[base + t * kb + s] - phi_a[aoff[e] + t]
+                            if y < m:
+                                m = y
+                        c += m - phi_b[boff[e] + s]
+            if c < best:
+                best = c
+                arg = s
+        x[v] = arg
+
+
+@njit(cache=True)
+def star_sweep(hubs, s, local, load, a, b, usage, limit, tol, k, off, inc_ptr, inc_edge, inc_other, inc_tail,
+               eoff, ecost, changed, stack_x, stack_old):
+    """Star moves [ours]: each hub in turn tries each other strategy, and every neighbour then
+    takes its cheapest strategy given the hub's new one (one after the other, each seeing the
+    neighbours already moved). The move is kept when the whole change lowers the cost and no
+    time point the moved nodes' larger usages touch goes over ``limit + tol``; otherwise every
+    node is moved back. A node whose strategy must follow a hub's ("same sharding" pairs, the
+    only finite entries of an edge's row) can change only together with it, which node and pair
+    moves cannot do. ``stack_x`` / ``stack_old`` are scratch of size >= 1 + the largest degree.
+    Returns the total gain."""
+    total = 0.0
+    for idx in range(hubs.size):
+        h = hubs[idx]
+        kh = k[h]
+        if kh <= 1:
+            continue
+        for r in range(kh):
+            s0 = s[h]
+            if r == s0:
+                continue
+            delta = local[off[h] + r] - local[off[h] + s0]
+            n = 0
+            stack_x[n] = h
+            stack_old[n] = s0
+            n += 1
+            _move(h, r, s, local, load, a, b, usage, k, off, inc_ptr, inc_edge, inc_other, inc_tail, eoff, ecost)
+            for i in range(inc_ptr[h], inc_ptr[h + 1]):
+                w = inc_other[i]
+                kw = k[w]
+                if kw <= 1:
+                    continue
+                ow = off[w]
+                cw = s[w]
+                bt = cw
+                bv = local[ow + cw]
+                for t in range(kw):
+                    if local[ow + t] < bv:
+                        bv = local[ow + t]
+                        bt = t
+                if bt != cw:
+                    delta += bv - local[ow + cw]
+                    stack_x[n] = w
+                    stack_old[n] = cw
+                    n += 1
+                    _move(w, bt, s, local, load, a, b, usage, k, off, inc_ptr, inc_edge, inc_other, inc_tail,
+                          eoff, ecost)
+            ok = delta < -1e-9 * (1.0 + abs(local[off[h] + r]))
+            if ok and limit < np.inf:
+                for j in range(n):
+                    x = stack_x[j]
+                    if a[x] < b[x] and usage[off[x] + s[x]] > usage[off[x] + stack_old[j]]:
+                        if _segmax(load, a[x], b[x]) > limit + tol:
+                            ok = False
+                            break
+            if ok:
+                total -= delta
+                for j in range(n):
+                    changed[stack_x[j]] = True
+            else:
+                for j in range(n - 1, -1, -1):
+                    _move(stack_x[j], stack_old[j], s, local, load, a, b, usage, k, off, inc_ptr, inc_edge,
+                          inc_other, inc_tail, eoff, ecost)
+    return total

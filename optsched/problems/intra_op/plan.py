@@ -235,6 +235,31 @@ class Plan:
     def expired(self) -> bool:
         return self.clock.expired()
 
+    def star_sweep(self, min_degree: int = 8) -> float:
+        """Compiled star moves (:func:`.kernels.star_sweep`) around every node with at least
+        ``min_degree`` incident edges, largest degree first; memory-feasible like the other
+        moves. Returns the gain."""
+        from .kernels import star_sweep
+
+        st = self.st
+        K = st.kernel
+        deg = np.diff(st.inc_ptr)
+        hubs = np.flatnonzero((deg >= min_degree) & (st.k > 1))
+        if not hubs.size:
+            return 0.0
+        hubs = hubs[np.argsort(-deg[hubs], kind="stable")].astype(np.int64)
+        changed = np.zeros(self.inst.num_nodes, dtype=np.bool_)
+        self.s = np.ascontiguousarray(self.s, dtype=np.int64)
+        self.load = np.ascontiguousarray(self.load, dtype=np.float64)
+        size = int(deg.max()) + 1
+        gain = star_sweep(hubs, self.s, self.flat, self.load, K.a, K.b, K.usage, self.limit, self.tol, *K.graph,
+                          changed, np.zeros(size, np.int64), np.zeros(size, np.int64))
+        moved = np.flatnonzero(changed)
+        if moved.size:
+            self.touched.update(moved.tolist())
+            self.moves["star"] = self.moves.get("star", 0) + int(moved.size)
+        return float(gain)
+
     def fast_sweep(self, nodes=None, *, pairs: bool = True, max_product: int = 40_000) -> float:
         """Compiled memory-feasible sweeps (:mod:`.kernels`): node moves over ``nodes`` (all by
         default), then joint moves over the edges incident to them. Returns the gain."""
