@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .core.errors import InvalidInstanceError, InvalidOptionError, UnknownNameError
+from .core.errors import InvalidInstanceError
 from .core.instance import load_json_file
-from .core.params import validate_parameters
+from .core.generation import generate as _generate
 from .core.registry import CheckReport, get_problem
 from .core.result import Result
 
@@ -24,21 +24,9 @@ __all__ = ["generate", "load_instance", "load_result", "check"]
 
 
 def generate(problem: str, seed: int = 0, preset: str | None = None, **options) -> Any:
-    """A generated instance of ``problem``: a preset's options overlaid with ``options``."""
-    prob = get_problem(problem)
-    if prob.generate is None:
-        raise InvalidOptionError(problem, "generate", "this problem has no generator")
-    params: dict = {}
-    if preset is not None:
-        if preset not in prob.presets:
-            raise UnknownNameError(f"preset of {problem}", preset, list(prob.presets))
-        params.update(prob.presets[preset])
-    params.update(options)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InvalidOptionError(problem, "seed", "must be an integer", seed)
-    # every parameter's declared type and interval, checked here for the API and the command line
-    params = validate_parameters(problem, prob.generator_options, params)
-    return prob.generate(seed, **params)
+    """A generated instance of ``problem``: a preset's options overlaid with ``options``
+    (:func:`optsched.core.generation.generate`)."""
+    return _generate(problem, seed, preset, **options)
 
 
 def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
