@@ -34,6 +34,13 @@ def report_error(exc: OptschedError) -> int:
     return exc.exit_status
 
 
+def report_missing_data(exc: Exception) -> int:
+    """A data set the command needs is not installed: one line naming the file and how to fetch
+    it, exit 2 (an input that is missing, like a file that does not exist)."""
+    print(f"optsched: error: data: {exc}", file=sys.stderr)
+    return 2
+
+
 def _interrupted(exc: BaseException | None = None) -> int:
     """Ctrl-C: one line, exit 130 (SIGTERM: 143, SIGHUP: 129; :mod:`optsched.core.procs`). A
     solver thread that could not be cancelled (an in-process Pyomo or CVXPY solve) is not waited

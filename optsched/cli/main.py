@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
+from ..core.data import DataUnavailable
 from ..core.errors import InvalidOptionError, OptschedError
 from ..core.procs import restore_signals, terminate_like_interrupt
 from ..core.startup import release_startup_signals
-from .exits import _broken_pipe, _interrupted, remember_stderr, report_error
+from .exits import _broken_pipe, _interrupted, remember_stderr, report_error, report_missing_data
 from .info import cmd_backends, cmd_methods, cmd_problems
 from .instances import cmd_export, cmd_generate, cmd_import
 from .parser import _help_hints, build_parser
@@ -52,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except OptschedError as exc:
         return report_error(exc)
+    except DataUnavailable as exc:  # a data set the command needs is not installed: an input missing
+        return report_missing_data(exc)
     except KeyboardInterrupt as exc:
         return _interrupted(exc)
     except BrokenPipeError:

@@ -126,8 +126,9 @@ def load_gavel_online(path, index: int = 0, servers: int = 16, gpus_per_server: 
         raise InvalidOptionError("interference-online", "index", "must be 0 (a trace is one stream)", index)
     if not arrival_scale > 0:
         raise InvalidOptionError("interference-online", "arrival_scale", "must be > 0", arrival_scale)
-    names, beta, forb, table = gavel_table(interference_scale, throughputs)
+    # the user's file first: an unreadable trace is reported before a missing data set
     trace = sorted(load_gavel_trace(path), key=lambda t: (t.arrival_s, t.index))
+    names, beta, forb, table = gavel_table(interference_scale, throughputs)
     if max_jobs is not None:
         trace = trace[:max_jobs]
     total = servers * gpus_per_server
