@@ -1,4 +1,5 @@
-"""How a paper table or figure is declared for ``make repro`` (``docs/repro.md``).
+"""How a paper table or figure is declared for ``make repro`` (the project's page
+``docs/repro.md``).
 
 A problem's ``optsched/problems/<folder>/repro.py`` (or a problem-free script
 ``paper_repro/<id>_<name>.py``) defines a module-level ``EXPERIMENT`` (or ``EXPERIMENTS``, a list,

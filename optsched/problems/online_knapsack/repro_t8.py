@@ -1,7 +1,7 @@
 """T8, part ``knapsack`` (the table's header): online pricing -- threshold pricing's empirical ratio
 against its proven finite-eps bound, and the worst inputs found by the adversarial search for each
-online method (``docs/repro.md``). The table's other part, the same search against another
-problem's online methods, is declared in that problem's folder.
+online method (the project's page ``docs/repro.md``). The table's other part, the same search
+against another problem's online methods, is declared in that problem's folder.
 
 Formulation [ours] after Du, Huang & Wu (arXiv 2111.10285; only the abstract is public, the
 paper's own numbers are not reproduced here). Methods: ``online-knapsack/threshold`` (fidelity

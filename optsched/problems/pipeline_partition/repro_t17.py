@@ -29,7 +29,7 @@ QUICK_TOPOLOGIES = ("dgx1", "dgx1x2", "pcie:2x2x2:15.75:10:5")
 QUICK_PROFILES = ("vgg16", "gnmt", "resnet50")
 OBJECTIVE = "bottleneck"
 MICROBATCHES = 8
-#: wall-clock safety net of map-bb (docs/repro.md): a cell that hits it reports time_limit and its gap
+#: wall-clock safety net of map-bb (the project's page docs/repro.md): a cell that hits it reports time_limit and its gap
 TIME_LIMIT_S = {True: 20.0, False: 60.0}
 ORDERS = ("dp-default-order", "order-dp-order", "tree-order-dp")
 PLANNERS = ("pipedream", "dapple", "time-balanced", "param-balanced", "uniform")
