@@ -10,8 +10,7 @@ problems' folders; the parts run as one table (``optsched repro --only T15``).
 
 from __future__ import annotations
 
-import math
-
+from optsched.experiments.stats import table_number as _fmt
 from optsched.repro import Experiment
 
 
@@ -30,24 +29,13 @@ def cells(quick: bool) -> list[dict]:
 
 
 def run_cell(params: dict, seed: int) -> dict:
-    from optsched.online.guarantees import attack
+    from optsched.online.guarantees import attack, attack_summary
 
     declared = {d["method"]: d for d in declared_adversaries()}
     adapter = declared[params["method"]]["adapter"]()
     rep = attack(adapter, strategies=("random", "local"), budget=params["budget"], seed=seed,
                  problem=params["method"].split("/")[0])
-    return dict(params, worst_ratio=rep["worst_ratio"], zero_alg=rep["zero_alg"], checked=rep["checked"],
-                violations=len(rep["violations"]), guarantee=rep["guarantee"],
-                unchecked_because=rep["unchecked_because"], guarantee_value=rep["guarantee_value_at_worst"],
-                reference=rep["reference"], not_applicable=rep["not_applicable"])
-
-
-def _fmt(x, nd=4):
-    if x is None or x == "-":
-        return "-"
-    if x == "inf" or (isinstance(x, float) and math.isinf(x)):
-        return "inf"
-    return round(x, nd)
+    return dict(params, **attack_summary(rep))
 
 
 def report(rows: list[dict], out) -> None:

@@ -79,3 +79,13 @@ def mean_ci95(values: Iterable[float]) -> MeanCI:
         return MeanCI(mean, math.nan, 1)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in data) / (n - 1))
     return MeanCI(mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n)
+
+
+def table_number(x, nd: int = 4):
+    """A value for a table cell: ``-`` for none, ``inf`` for an infinite ratio, else rounded to
+    ``nd`` decimals."""
+    if x is None or x == "-":
+        return "-"
+    if x == "inf" or (isinstance(x, float) and math.isinf(x)):
+        return "inf"
+    return round(x, nd)

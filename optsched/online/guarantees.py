@@ -120,3 +120,12 @@ def _value_at(g, instance) -> float | None:
 def _problem_of(adapter) -> str:
     inst = adapter.decode(np.mean(np.asarray(adapter.bounds, float), axis=1))
     return inst.problem
+
+
+def attack_summary(report: dict) -> dict:
+    """The fields of :func:`attack`'s report that a table row keeps: the worst ratio found, whether
+    the method earned nothing there, the guarantee check and its outcome, and the reference."""
+    return dict(worst_ratio=report["worst_ratio"], zero_alg=report["zero_alg"], checked=report["checked"],
+                violations=len(report["violations"]), guarantee=report["guarantee"],
+                unchecked_because=report["unchecked_because"], guarantee_value=report["guarantee_value_at_worst"],
+                reference=report["reference"], not_applicable=report["not_applicable"])

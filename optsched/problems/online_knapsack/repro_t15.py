@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 
 from optsched.experiments import Experiment
+from optsched.experiments.stats import table_number as _fmt
 
 RATIOS = (4, 16, 64)
 KNAPSACK_METHODS = ("threshold", "learned", "fixed-price", "greedy")
@@ -163,16 +164,13 @@ def run_cell(params: dict, seed: int) -> dict:
         _, log = train_pricing(training_config(params["ratio"], iterations=params["iterations"]))
         return dict(params, certified=log.certified_worst, select=log.select_score, archive=log.archive_worst,
                     selected=log.selected, wall_s=time.perf_counter() - start)
-    from optsched.online.guarantees import attack
+    from optsched.online.guarantees import attack, attack_summary
     from optsched.problems.online_knapsack.adversary import KnapsackAdversary
 
     adapter = KnapsackAdversary(params["method"], lower=1.0, upper=float(params["ratio"]), eps=EPS,
                                 requests=REQUESTS, family=params["family"])
     rep = attack(adapter, strategies=(params["strategy"],), budget=params["budget"], seed=seed, problem=None)
-    return dict(params, worst_ratio=rep["worst_ratio"], zero_alg=rep["zero_alg"], checked=rep["checked"],
-                violations=len(rep["violations"]), guarantee=rep["guarantee"],
-                unchecked_because=rep["unchecked_because"], guarantee_value=rep["guarantee_value_at_worst"],
-                reference=rep["reference"], not_applicable=rep["not_applicable"])
+    return dict(params, **attack_summary(rep))
 
 
 def _seed_cell(params: dict) -> dict:
@@ -222,14 +220,6 @@ def _seed_cell(params: dict) -> dict:
     return dict(params, found=cert["found"], lp_ratio=cert["lp_ratio"], certified=cert["certified"],
                 zero_alg=cert["zero_alg"], by_attack=cert["by_attack"], network_worst=net_worst,
                 network_zero_alg=net_zero, selected=log.selected, average=avg, train_s=train_s)
-
-
-def _fmt(x, nd=4):
-    if x is None or x == "-":
-        return "-"
-    if x == "inf" or (isinstance(x, float) and math.isinf(x)):
-        return "inf"
-    return round(x, nd)
 
 
 def _num(x):

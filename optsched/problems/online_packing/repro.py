@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from optsched.experiments import Experiment
+from optsched.experiments.stats import table_number as _fmt
 
 METHODS = ("threshold", "learned", "fixed-price", "greedy")
 #: the certified adversary's evaluation grids
@@ -46,23 +47,12 @@ def run_cell(params: dict, seed: int) -> dict:
                       tracking=params["method"] != "learned", resource=params["resources"] - 1, milp_max=300)
         return dict(params, found=_finite(rep["found"]), lp_ratio=rep["lp_ratio"], certified=rep["certified"],
                     zero_alg=rep["zero_alg"])
-    from optsched.online.guarantees import attack
+    from optsched.online.guarantees import attack, attack_summary
     from optsched.problems.online_packing.adversary import PackingAdversary
 
     adapter = PackingAdversary(params["method"], resources=params["resources"], requests=30, family=params["family"])
     rep = attack(adapter, strategies=(params["strategy"],), budget=params["budget"], seed=seed, problem=None)
-    return dict(params, worst_ratio=rep["worst_ratio"], zero_alg=rep["zero_alg"], checked=rep["checked"],
-                violations=len(rep["violations"]), guarantee=rep["guarantee"],
-                unchecked_because=rep["unchecked_because"], guarantee_value=rep["guarantee_value_at_worst"],
-                reference=rep["reference"], not_applicable=rep["not_applicable"])
-
-
-def _fmt(x, nd=4):
-    if x is None or x == "-":
-        return "-"
-    if x == "inf" or (isinstance(x, float) and math.isinf(x)):
-        return "inf"
-    return round(x, nd)
+    return dict(params, **attack_summary(rep))
 
 
 def report(rows: list[dict], out) -> None:
