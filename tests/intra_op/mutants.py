@@ -22,4 +22,15 @@ MUTATIONS = [
     M("imp-iopddl-inclusive-end", "intra-op", "importer", PP + "intra_op/generate.py",
       "end=iv[:, 1].astype(np.int64), edge_u=eu", "end=iv[:, 1].astype(np.int64) + 1, edge_u=eu",
       "IOPDDL interval ends read as inclusive"),
+    # -- anytime's binding regions and the LNS's adaptive share -----------------------------------
+    M("intra-priced-levels-dropped", "intra-op", "step", PP + "intra_op/state.py",
+      "attempts += [(False, float(a)) for a in levels if a > 0]", "attempts += []",
+      "binding regions never try the memory prices"),
+    M("intra-binding-seed-slack", "intra-op", "step", PP + "intra_op/state.py",
+      "points = np.flatnonzero(self.load >= (1 - within) * self.limit)",
+      "points = np.flatnonzero(self.load < (1 - within) * self.limit)", "binding regions seeded where memory is slack"),
+    M("intra-mix-flat", "intra-op", "step", PP + "intra_op/anytime.py",
+      "w[n] = 1.0 if r is None or top <= 0 else max(self.floor, r / top)", "w[n] = 1.0",
+      "the LNS's rounds shared equally whatever each family gains"),
 ]
+FAST = ["tests/intra_op/test_binding_regions.py"]

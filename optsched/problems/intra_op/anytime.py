@@ -18,9 +18,10 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
    relaxed plan's overloads.
 4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
    moves, star moves (a hub with all its neighbours), small-group moves, exact Viterbi DPs over
-   chains and random induced paths, and exact
-   (elimination) re-optimisation of random connected regions, all memory-feasible
-   (:class:`.state.PlanState`).
+   chains and random induced paths, exact (elimination) re-optimisation of random connected
+   regions, of regions grown from the hubs and of regions grown where memory binds (with the
+   Lagrangian prices as memory trade-offs), all memory-feasible (:class:`.state.PlanState`);
+   the expensive families share each round by their recent gain per second (:class:`_Mix`).
 
 Time: every stage polls the solve's one clock (:mod:`optsched.core.clock`; on the command line
 it runs from the command's start) through deadlines cut from it; the method stops
@@ -47,7 +48,7 @@ from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 
 from .core_search import core_instance, sequential_greedy
-from .dual import Core, lagrangian_value, priced_instance
+from .dual import Core, lagrangian_value, node_prices, priced_instance
 from .elimination import eliminate
 from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .model import build_model, decode
@@ -60,6 +61,11 @@ __all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
 #: edge-cost entries up to which the exact MILP is run (B, G: 2.4e5 entries, proved optimal in
 #: 6-24 s on this machine; A, M, S: 5e6 entries, where HiGHS finds no incumbent in 60 s) [ours]
 MILP_MAX_ENTRIES = 1_000_000
+
+#: multiples of the Lagrangian node prices tried, in turn, by a binding region whose unpriced
+#: optimum overflows (chosen on S from a 60 s trial of 0.5/1/2 against 0.25-2 in eighths: the
+#: finer list gained no more) [ours]
+PRICE_LEVELS = (0.5, 1.0, 2.0)
 
 
 def loads_at_points(inst: IntraOpInstance, st, s: np.ndarray, usage: np.ndarray | None = None) -> np.ndarray:
@@ -85,6 +91,9 @@ class _Best:
         self.integral = integral
         self.found_by = None
         self.trace: list = []
+        #: the memory prices (per compressed time point) of the best Lagrangian value, if any
+        self.price: np.ndarray | None = None
+        self.price_value = -math.inf
 
     def offer(self, state: PlanState, source: str, t0: float) -> bool:
         if state.overload() > state.tol:
@@ -165,10 +174,47 @@ def _make_feasible(state: PlanState, fast: bool = True) -> None:
     fix_plan(state)
 
 
-def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | None = None) -> float:
+class _Mix:
+    """How the LNS shares its rounds among the expensive move families [ours; the adaptive
+    weights of adaptive large-neighbourhood search, Ropke and Pisinger 2006, Transportation
+    Science 40(4), reduced to one rate per family]: each family's gain per second is tracked
+    (an average halving the weight of older rounds), and a round gives each family a slice of
+    its length proportional to that rate, at least ``floor`` of the best family's, and at least one
+    unit of work. A family that gains nothing on an instance (the binding regions where memory
+    is slack, the hub regions where the hubs are settled) thus costs a small part of each round."""
+
+    def __init__(self, names, floor: float = 0.15):
+        self.rate = {name: None for name in names}
+        self.unit_s: dict = {}
+        self.spent: dict = {}
+        self.floor = floor
+
+    def slices(self, names, length: float) -> dict:
+        known = [self.rate[n] for n in names if self.rate[n] is not None]
+        top = max(known) if known else 0.0
+        w = {}
+        for n in names:
+            r = self.rate[n]
+            w[n] = 1.0 if r is None or top <= 0 else max(self.floor, r / top)
+        total = sum(w.values())
+        return {n: length * w[n] / total for n in names}
+
+    def record(self, name: str, gain: float, seconds: float, unit_s: float) -> None:
+        r = max(gain, 0.0) / max(seconds, 1e-3)
+        old = self.rate.get(name)
+        self.rate[name] = r if old is None else 0.5 * old + 0.5 * r
+        self.unit_s[name] = unit_s
+        self.spent[name] = self.spent.get(name, 0.0) + seconds
+
+
+def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | None = None,
+               price: np.ndarray | None = None, mix: _Mix | None = None, length: float = 2.0) -> float:
     """One round of the large-neighbourhood search; returns the gain. With ``focus`` (the nodes
     changed since the last round), the node, pair and group sweeps visit only those nodes and
-    their neighbours (elsewhere nothing changed, so those moves would find nothing new)."""
+    their neighbours (elsewhere nothing changed, so those moves would find nothing new). Then
+    the expensive families (hub regions, binding regions, path and region DPs) share about
+    ``length`` seconds as ``mix`` says, with the star and group sweeps (once per round at most). ``price``: per node, the memory price of the binding
+    regions' trade-offs (None: none)."""
     st = state.st
     pairs = opts.get("pair_moves", True)
     nodes = None
@@ -177,6 +223,7 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
         for x in focus:
             near.update(int(w) for w in st.neighbours[x])
         nodes = sorted(near)
+    t_sweeps = time.perf_counter()
     if opts.get("fast_moves", True):
         # compiled node and pair sweeps until they stop gaining (milliseconds each on A)
         gain = 0.0
@@ -198,38 +245,82 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
                     x, y = int(state.inst.edge_u[e]), int(state.inst.edge_v[e])
                     if 1 < st.k[x] * st.k[y] <= 40_000:
                         gain += state.set_move([x, y])
-    if opts.get("star_moves", True) and not end.expired():
-        gain += state.star_sweep()
-    if opts.get("group_moves", True) and not end.expired():
-        gain += state.neighbourhood_sweep(nodes=nodes)
-    if opts.get("hub_regions", True) and not end.expired():
-        # exact re-optimisation of large regions grown from the hubs (degree >= 8), a few per
-        # round, visiting the hubs in turn across rounds (A: a 900-node region around a hub of
-        # degree 303 gains 4.9% where every smaller move finds nothing)
-        hubs = _hubs(st)
+    if mix is not None:
+        mix.spent["sweeps"] = mix.spent.get("sweeps", 0.0) + time.perf_counter() - t_sweeps
+
+    units, once = {}, set()
+    if opts.get("star_moves", True):
+        units["star"] = state.star_sweep
+        once.add("star")
+    if opts.get("group_moves", True):
+        units["group"] = lambda: state.neighbourhood_sweep(nodes=nodes)
+        once.add("group")
+    hubs = _hubs(st)
+    if opts.get("hub_regions", True) and hubs.size:
+        # exact re-optimisation of large regions grown from the hubs (degree >= 8), visiting the
+        # hubs in turn across rounds (A: a 900-node region around a hub of degree 303 gains 4.9%
+        # where every smaller move finds nothing)
         size = int(opts.get("hub_region_size", 1000))
-        for _ in range(min(int(opts.get("hub_regions_per_round", 4)), hubs.size)):
-            if end.expired():
-                break
+
+        def hub_unit() -> float | None:
             h = int(hubs[state.__dict__.setdefault("_hub_cursor", 0) % hubs.size])
             state._hub_cursor += 1
-            gain += state.region_move(state.region([h], size), fast=True)
+            return state.region_move(state.region([h], size), fast=True)
+        units["hub"] = hub_unit
+    if opts.get("binding_regions", True) and math.isfinite(st.limit):
+        # exact re-optimisation of regions grown from nodes live where memory binds, with the
+        # Lagrangian stage's memory prices as trade-offs when the unpriced optimum overflows [ours]
+        bsize = int(opts.get("binding_region_size", 300))
+        levels = PRICE_LEVELS if opts.get("priced_regions", True) else ()
+
+        def binding_unit() -> float | None:
+            seed_node = state.binding_seed(rng)
+            if seed_node is None:
+                return None  # memory binds nowhere: nothing to trade this round
+            return state.region_move(state.region([seed_node], bsize), fast=True, price=price, levels=levels)
+        units["binding"] = binding_unit
     if opts.get("large_moves", True):
-        for i, path in enumerate(chains):
-            if i % 64 == 0 and end.expired():
+        n_paths = max(1, int(opts.get("random_paths", 200)) // 10)
+        n_regions = max(1, int(opts.get("regions", 50)) // 10)
+
+        def large_unit() -> float | None:
+            g = 0.0
+            c = state.__dict__.setdefault("_chain_cursor", 0)
+            for path in chains[c:c + 64]:
+                g += state.chain_move(path)
+            state._chain_cursor = c + 64 if c + 64 < len(chains) else 0
+            for _ in range(n_paths):
+                path = random_path(st, rng, opts.get("path_length", 8))
+                if len(path) >= 2:
+                    g += state.chain_move(path)
+            for _ in range(n_regions):
+                if not st.free_nodes.size:
+                    break
+                seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
+                g += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
+            return g
+        units["large"] = large_unit
+    if not units or end.expired():
+        return gain
+    mix = mix if mix is not None else _Mix(units)
+    for name, share in mix.slices(list(units), length).items():
+        unit_s = mix.unit_s.get(name)
+        if unit_s is not None and share < unit_s and rng.random() >= share / unit_s:
+            continue  # a unit longer than the family's slice runs with probability slice / unit
+        t_start = time.perf_counter()
+        got, ran = 0.0, 0
+        while not end.expired():
+            g = units[name]()
+            if g is None:
                 break
-            gain += state.chain_move(path)
-        for i in range(opts.get("random_paths", 200)):
-            if i % 16 == 0 and end.expired():
+            got += g
+            ran += 1
+            if name in once or time.perf_counter() - t_start >= share:
                 break
-            path = random_path(st, rng, opts.get("path_length", 8))
-            if len(path) >= 2:
-                gain += state.chain_move(path)
-        for _ in range(opts.get("regions", 50)):
-            if end.expired() or not st.free_nodes.size:
-                break
-            seed_node = int(st.free_nodes[int(rng.integers(st.free_nodes.size))])
-            gain += state.region_move(state.region([seed_node], opts.get("region_size", 40)))
+        if ran:
+            spent = time.perf_counter() - t_start
+            mix.record(name, got, spent, spent / ran)
+        gain += got
     return gain
 
 
@@ -334,11 +425,17 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
         _stage(stats, "lns", t0)
         state = PlanState(inst, best.s, end)
         chains = path_chains(inst) if opts.get("large_moves", True) else []
+        node_price = node_prices(st, best.price) if best.price is not None and opts.get("priced_regions", True) \
+            else None
         rounds = stale = 0
         focus = None
+        mix = _Mix(("star", "group", "hub", "binding", "large"))
+        # a round's expensive moves share about 2% of the budget (1.2 s at 60 s, 4.8 s at 240 s)
+        length = float(opts.get("round_seconds", 0.0)) or min(10.0, max(0.5, 0.02 * budget))
         while not out() and not best.closed:
             state.touched = set()
-            gain = _lns_round(state, rng, chains, opts, end, focus if opts.get("focus", True) else None)
+            gain = _lns_round(state, rng, chains, opts, end, focus if opts.get("focus", True) else None,
+                              price=node_price, mix=mix, length=length)
             focus = state.touched
             rounds += 1
             best.offer(state, "lns", t0)
@@ -348,6 +445,8 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
             if rounds >= opts.get("max_rounds", 10_000):
                 break
         stats["lns_rounds"] = rounds
+        stats["lns_gain_per_s"] = {k: (None if v is None else round(v, 3)) for k, v in mix.rate.items()}
+        stats["lns_seconds"] = {k: round(v, 2) for k, v in mix.spent.items()}
 
     if best.s is None:
         return Outcome(status="time_limit" if limited and out() else "error", bound=_bound(best),
@@ -399,6 +498,9 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
             setup_s = time.perf_counter() - tt[0]
         lb = core.diffuse(sweeps if it == 0 else max(10, sweeps // 3), damping=0.8, clock=lag_end)
         value = lagrangian_value(lb, price, limit) if memory else lb
+        if memory and value > best.price_value:
+            # the multipliers of the best dual value: the LNS prices memory with them
+            best.price, best.price_value = price.copy(), value
         best.offer_bound(value, "lagrangian-diffusion")
         tt.append(time.perf_counter())
         # OneFlow's sequential greedy only on the first step: later the warm reparametrization

@@ -105,38 +105,66 @@ class PlanState(Plan):
                     queue.append(w)
         return out
 
-    def region_move(self, nodes: list[int], *, memory: bool = True, fast: bool = False) -> float:
+    def region_move(self, nodes: list[int], *, memory: bool = True, fast: bool = False,
+                    price: np.ndarray | None = None, levels=()) -> float:
         """Re-optimize a connected region with the others fixed, by the elimination DP on the
         region's subgraph (exact when the region is series-parallel; OneFlow's greedy on what
-        remains otherwise). The unrestricted plan is taken if it fits in memory, else the plan
-        restricted to strategies using no more memory than now (always fits). Returns the gain."""
+        remains otherwise). The unrestricted plan is taken if it fits in memory; else, with a
+        per-node memory ``price`` (the Lagrangian stage's node prices), the plans of the region
+        with node costs ``c + alpha * price_v * u_v`` for each ``alpha`` in ``levels`` in turn
+        [ours: a memory trade inside the region]; else the plan restricted to strategies using no
+        more memory than now (always fits). A candidate is taken only if it lowers the true cost
+        and fits. Returns the gain."""
         nodes = [int(x) for x in nodes]
         if len(nodes) < 2:
             return 0.0
-        best = None
-        for restrict in (False, True):
-            if restrict and not (memory and math.isfinite(self.limit)):
-                break
-            sub, cur = (self._region_instance_fast if fast else self._region_instance)(nodes, restrict)
+        bounded = memory and math.isfinite(self.limit)
+        attempts = [(False, 0.0)]
+        if bounded:
+            if price is not None:
+                attempts += [(False, float(a)) for a in levels if a > 0]
+            attempts.append((True, 0.0))
+        build = self._region_instance_fast if fast else self._region_instance
+        base = extra = None
+        for restrict, alpha in attempts:
+            sub, cur = build(nodes, restrict)
+            if base is None:
+                base = sub  # unrestricted and unpriced: the region's true costs
+            if alpha > 0:
+                if extra is None:
+                    st = self.st
+                    extra = np.concatenate([price[x] * self.inst.usage[st.off[x]:st.off[x + 1]] for x in nodes])
+                if not np.any(extra > 0):
+                    continue
+                sub = dataclasses.replace(sub, cost=np.minimum(sub.cost + alpha * extra, 2 * FORBIDDEN))
             el = eliminate(sub)
             # the fast (large-region) path stops its core greedy at the state's clock
             choice, _ = solve_core(el, exact_limit=20_000, clock=self.clock if fast else None)
-            new = el.extend(choice)
-            sub_state_cost = lambda sv: float(np.sum(np.asarray(sub.cost)[sub.offsets[:-1] + sv]) + sum(  # noqa: E731
-                sub.edge_matrix(e)[sv[sub.edge_u[e]], sv[sub.edge_v[e]]] for e in range(sub.num_edges)))
-            gain = sub_state_cost(cur) - sub_state_cost(new)
-            if gain <= 1e-9 * max(1.0, abs(sub_state_cost(cur))):
+            new = np.asarray(el.extend(choice), dtype=np.int64)
+            before = _sub_value(base, cur)
+            gain = before - _sub_value(base, new)
+            if gain <= 1e-9 * max(1.0, abs(before)):
                 continue
-            if not restrict and memory and not self._fits(nodes, new):
+            if bounded and not restrict and not self._fits(nodes, new):
                 continue
-            best = (gain, new)
-            break
-        if best is None:
-            return 0.0
-        for x, c in zip(nodes, best[1]):
-            self.set_strategy(x, int(c))
-        self.moves["region"] = self.moves.get("region", 0) + 1
-        return best[0]
+            for x, c in zip(nodes, new):
+                self.set_strategy(x, int(c))
+            self.moves["region"] = self.moves.get("region", 0) + 1
+            return gain
+        return 0.0
+
+    def binding_seed(self, rng, within: float = 0.01) -> int | None:
+        """A random changeable node live at a random time point whose load is within ``within``
+        (relative) of the limit, or None when memory binds nowhere."""
+        if not math.isfinite(self.limit):
+            return None
+        points = np.flatnonzero(self.load >= (1 - within) * self.limit)
+        if not points.size:
+            return None
+        j = int(points[int(rng.integers(points.size))])
+        st = self.st
+        live = np.flatnonzero((st.a <= j) & (st.b > j) & (st.k > 1))
+        return int(live[int(rng.integers(live.size))]) if live.size else None
 
     def _region_instance_fast(self, nodes: list[int], restrict: bool):
         """:meth:`_region_instance` built from the edges with both ends inside (one pass over the
@@ -406,6 +434,16 @@ class PlanState(Plan):
         return int(self.forbidden_edges().size)
 
     # -- sweeps -------------------------------------------------------------------------------
+
+
+def _sub_value(sub: IntraOpInstance, sv: np.ndarray) -> float:
+    """The cost of choice ``sv`` of a region subproblem (vectorised; the same sum as
+    :func:`.instance.plan_cost` without its exact summation, which the gain test does not need)."""
+    val = float(np.sum(sub.cost[sub.offsets[:-1] + sv]))
+    if sub.num_edges:
+        k = sub.num_strategies
+        val += float(np.sum(sub.edge_cost[sub.edge_offsets[:-1] + sv[sub.edge_u] * k[sub.edge_v] + sv[sub.edge_v]]))
+    return val
 
 
 def fix_plan(state: PlanState) -> bool:
