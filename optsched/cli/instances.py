@@ -17,7 +17,7 @@ def cmd_generate(args, extra) -> int:
                       "generator option")
     inst = optsched.generate(args.problem, seed=args.seed, preset=args.preset, **options)
     _write(inst.dumps(indent=1), args.output)
-    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
+    _sync_sidecar(args.output, inst.to_json, args.sidecar, prob.name)
     return EXIT_OK
 
 
@@ -36,7 +36,7 @@ def cmd_import(args) -> int:
         kwargs["batch_size"] = args.batch_size
     inst = loader(args.file, **kwargs)
     _write(inst.dumps(indent=1), args.output)
-    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
+    _sync_sidecar(args.output, inst.to_json, args.sidecar, prob.name)
     return EXIT_OK
 
 

@@ -196,12 +196,41 @@ class IntraOpInstance(Instance):
 
     def dumps(self, indent: int | None = None) -> str:
         """JSON text; with ``indent`` one field per line (arrays stay on their line: a per-number
-        indent of a 6-million-entry array would take the pure-Python encoder minutes)."""
-        data = self.to_json()
+        indent of a 6-million-entry array would take the pure-Python encoder minutes). The arrays
+        are written by ``orjson`` straight from numpy when it is installed (no Python float per
+        entry: a 10^8-entry instance in seconds) [ours]; ``json.loads`` reads back the same values."""
+        data = {"format_version": self.format_version, "problem": self.problem, **self._scalars()}
+        texts = {name: _array_json(getattr(self, name)) for name in _ARRAYS}
+        order = ["format_version", "problem", *_ARRAYS, *list(data)[2:]]
+        sep = ", " if indent is None else ",\n" + " " * indent
+        items = [f"{json.dumps(k)}: {texts[k] if k in texts else json.dumps(data[k], allow_nan=False)}"
+                 for k in order]
         if indent is None:
-            return json.dumps(data, allow_nan=False)
-        lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
-        return "{\n" + ",\n".join(" " * indent + line for line in lines) + "\n}"
+            return "{" + sep.join(items) + "}"
+        return "{\n" + " " * indent + sep.join(items) + "\n}"
+
+    def _scalars(self) -> dict:
+        return {"usage_limit": self.usage_limit, "labels": list(self.labels), "name": self.name,
+                "provenance": self.provenance}
+
+    @classmethod
+    def load_fast(cls, path) -> "IntraOpInstance | None":
+        """The instance in a stored JSON file, read block-wise (:func:`.iopddl_io.read_stored_fast`:
+        the same data as ``json.loads`` gives, long lists as numpy arrays, then :meth:`from_json`);
+        None when the fast path does not handle the file (a result record, another layout): the
+        caller reads it the generic way, which names what is wrong [ours]."""
+        from pathlib import Path
+
+        from optsched.core.textfile import read_raw
+
+        from .iopddl_io import read_stored_fast
+
+        if not Path(path).is_file():   # a pipe is read once, by the generic reader
+            return None
+        data = read_stored_fast(read_raw(path, cls.problem))
+        if data is None or "format_version" not in data or "method" in data:
+            return None
+        return cls.from_json(data)
 
     def __eq__(self, other) -> bool:
         if type(other) is not type(self):
@@ -214,19 +243,25 @@ class IntraOpInstance(Instance):
 
     def sha256(self) -> str:
         """The core's instance hash (SHA-256 of the canonical JSON,
-        :func:`optsched.core.instance.canonical_json`), the same bytes built faster [ours]: each
-        array's distinct values are formatted once (``np.unique``) and spread by index, instead
-        of formatting millions of floats one by one (A: 1.9 s -> 0.6 s). Arrays the shortcut
-        cannot render byte for byte (a non-finite value, a negative zero) take the generic path;
-        tests compare both on generated and imported instances."""
+        :func:`optsched.core.instance.canonical_json`), the same bytes built faster [ours]: the
+        arrays' text is made block by block (:func:`.iopddl_io.array_json_chunks`: integers and
+        integral floats by compiled integer formatting, other floats by ``repr`` of their distinct
+        values) and fed to the hash as it is made, never one giant string (A: 1.9 s -> 0.3 s).
+        Arrays the shortcut cannot render byte for byte (a non-finite value, a negative zero)
+        take the generic path; tests compare both on generated and imported instances."""
         import hashlib
+
+        from .iopddl_io import NotCanonical
 
         cached = self.__dict__.get("_sha256")
         if cached is None:
-            text = _canonical_text(self)
-            if text is None:
+            h = hashlib.sha256()
+            try:
+                for piece in _canonical_chunks(self):
+                    h.update(piece)
+            except NotCanonical:
                 return super().sha256()
-            cached = hashlib.sha256(text.encode()).hexdigest()
+            cached = h.hexdigest()
             object.__setattr__(self, "_sha256", cached)
         return cached
 
@@ -313,37 +348,40 @@ def peak_usage(instance: IntraOpInstance, s: np.ndarray) -> float:
     return float(prof.max()) if prof.size else 0.0
 
 
-def _array_text(arr: np.ndarray) -> str | None:
-    """``json.dumps(arr.tolist())`` without spaces, built from the distinct values; None when the
-    shortcut would not give the same bytes (a non-finite float, a negative zero)."""
-    if arr.size == 0:
-        return "[]"
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any((arr == 0) & np.signbit(arr)):
-            return None
-        fmt = float.__repr__   # what the json encoder writes for a float
-    else:
-        fmt = int.__repr__
-    values, where = np.unique(arr, return_inverse=True)
-    text = np.array([fmt(v) for v in values.tolist()], dtype=object)
-    return "[" + ",".join(text[where.ravel()].tolist()) + "]"
+def _array_json(arr: np.ndarray) -> str:
+    """An array as JSON text (``orjson`` from numpy when installed, else ``json.dumps``)."""
+    from optsched.core.jsonfile import _orjson
+
+    orjson = _orjson()
+    if orjson is not None and arr.size:
+        return orjson.dumps(np.ascontiguousarray(arr), option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return json.dumps(arr.tolist(), allow_nan=False)
+
+
+def _canonical_chunks(inst: IntraOpInstance):
+    """The canonical JSON of ``inst.to_json()`` (sorted keys, no spaces) as a sequence of bytes;
+    :class:`.iopddl_io.NotCanonical` where the block-wise array text cannot be exact."""
+    from .iopddl_io import array_json_chunks
+
+    data = {"format_version": inst.format_version, "problem": inst.problem, **inst._scalars()}
+    yield b"{"
+    for i, key in enumerate(sorted([*data, *_ARRAYS])):
+        yield (b"," if i else b"") + json.dumps(key).encode() + b":"
+        if key in _ARRAYS:
+            yield from array_json_chunks(getattr(inst, key))
+        else:
+            yield json.dumps(data[key], sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+    yield b"}"
 
 
 def _canonical_text(inst: IntraOpInstance) -> str | None:
-    """The canonical JSON of ``inst.to_json()`` (sorted keys, no spaces), or None (see above)."""
-    parts = []
-    data = {"format_version": inst.format_version, "problem": inst.problem,
-            "usage_limit": inst.usage_limit, "labels": list(inst.labels), "name": inst.name,
-            "provenance": inst.provenance}
-    for key in sorted([*data, *_ARRAYS]):
-        if key in _ARRAYS:
-            value = _array_text(getattr(inst, key))
-            if value is None:
-                return None
-        else:
-            value = json.dumps(data[key], sort_keys=True, separators=(",", ":"), allow_nan=False)
-        parts.append(json.dumps(key) + ":" + value)
-    return "{" + ",".join(parts) + "}"
+    """The canonical JSON of ``inst.to_json()`` as one string, or None (see above)."""
+    from .iopddl_io import NotCanonical
+
+    try:
+        return b"".join(_canonical_chunks(inst)).decode()
+    except NotCanonical:
+        return None
 
 
 def plan_cost(instance: IntraOpInstance, s: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:

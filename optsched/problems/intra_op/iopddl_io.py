@@ -1,0 +1,470 @@
+"""Fast, low-memory reading and hashing of large ``intra-op`` files [ours].
+
+Two readers share one structural scan of the file's bytes:
+
+* :func:`read_iopddl_fast` reads an IOPDDL contest file (the nested lists of
+  ``/work``-independent format ``{"problem": {"nodes": ..., "edges": ...}}``);
+* :func:`read_stored_fast` reads the flat-array JSON that :meth:`IntraOpInstance.dumps` writes.
+
+How: the bytes are scanned in blocks for the structural characters (``[ ] { }`` outside strings;
+quotes with their escapes), a C-speed ``bytes.translate`` and ``np.flatnonzero`` per block. A list
+of lists of scalars (a *matrix*: every node's costs, every edge's matrix) and a long flat list are
+cut out of the text; what remains (the keys, the name, the usage limit: a few hundred bytes) is
+parsed by :func:`json.loads`. The cut-out lists are parsed by ``orjson`` in blocks of about 16 MB of
+whole rows (or, for a flat list, of whole numbers), each block turned into numpy at once, so no
+more than one block's Python numbers exist at any time; the text between blocks is checked by
+hand (only white space and one comma). The numbers are the ones ``json.loads`` gives (both parse
+floats correctly rounded; ints are Python ints either way), converted to numpy by the same calls
+as the ``json.loads`` readers, so the instance is the same, bit for bit.
+
+Anything the fast path does not expect (another layout, a wrong type, a string escape it cannot
+place, a value the JSON readers would treat specially) makes it return None, and the caller
+falls back to the ``json.loads`` reader, which gives its typed error naming the field, or the
+same instance, only more slowly. The fast path therefore never decides that a file is invalid.
+
+:func:`array_json_chunks` writes an array's canonical JSON text in blocks (integers and
+integer-valued floats by integer arithmetic, other floats by ``repr`` of their distinct values):
+what :meth:`IntraOpInstance.sha256` hashes, without one giant string.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any, Iterator
+
+import numpy as np
+
+from optsched.core.jit import HAVE_NUMBA, njit
+
+__all__ = ["read_iopddl_fast", "read_stored_fast", "array_json_chunks", "structure", "BLOCK_BYTES",
+           "NotCanonical"]
+
+#: text of one orjson call (whole rows, or whole numbers of a flat list), and of one scan block
+BLOCK_BYTES = 1 << 24
+SCAN_BYTES = 1 << 26
+#: a leaf list longer than this (bytes of text) is cut out of the skeleton and read in blocks
+FLAT_MIN_BYTES = 1 << 12
+
+_QUOTE, _BACKSLASH, _OPEN, _CLOSE, _OBRACE, _CBRACE = 1, 2, 3, 4, 5, 6
+_TABLE = bytearray(256)
+for _ch, _code in ((b'"', _QUOTE), (b"\\", _BACKSLASH), (b"[", _OPEN), (b"]", _CLOSE), (b"{", _OBRACE),
+                   (b"}", _CBRACE)):
+    _TABLE[_ch[0]] = _code
+_TABLE = bytes(_TABLE)
+_WHITE = b" \t\n\r"
+_BOM = b"\xef\xbb\xbf"
+
+
+class _Fallback(Exception):
+    """The fast path does not handle this input: use the ``json.loads`` reader."""
+
+
+def _orjson():
+    from optsched.core.jsonfile import _orjson as load
+
+    return load()
+
+
+# -- the structural scan ------------------------------------------------------------------------
+def structure(buf: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and codes (3 ``[``, 4 ``]``, 5 ``{``, 6 ``}``) of the structural characters of
+    the JSON text ``buf`` that lie outside strings. Raises :class:`_Fallback` on an odd number of
+    unescaped quotes."""
+    pos, code = [], []
+    for a in range(0, len(buf), SCAN_BYTES):
+        c = np.frombuffer(buf[a:a + SCAN_BYTES].translate(_TABLE), dtype=np.uint8)
+        p = np.flatnonzero(c)
+        pos.append(p + a)
+        code.append(c[p])
+        del c
+    pos = np.concatenate(pos) if pos else np.zeros(0, np.int64)
+    code = np.concatenate(code) if code else np.zeros(0, np.uint8)
+    quotes = pos[code == _QUOTE]
+    if np.any(code == _BACKSLASH):
+        # a quote preceded by an odd run of backslashes is escaped (inside a string)
+        keep = []
+        for q in quotes.tolist():
+            run = 0
+            while q - 1 - run >= 0 and buf[q - 1 - run] == 0x5C:
+                run += 1
+            keep.append(run % 2 == 0)
+        quotes = quotes[np.asarray(keep, dtype=bool)] if keep else quotes
+    if quotes.size % 2:
+        raise _Fallback("unbalanced quotes")
+    sel = code >= _OPEN
+    pos, code = pos[sel], code[sel]
+    if quotes.size:
+        inside = np.searchsorted(quotes, pos) % 2 == 1
+        pos, code = pos[~inside], code[~inside]
+    return pos, code
+
+
+class _Cut:
+    """A list cut out of the skeleton: a matrix (rows of scalars) or a long flat list."""
+
+    __slots__ = ("start", "end", "row_open", "row_close")
+
+    def __init__(self, start: int, end: int, row_open=None, row_close=None):
+        self.start, self.end = start, end            # the outer brackets' positions
+        self.row_open, self.row_close = row_open, row_close   # None for a flat list
+
+    @property
+    def is_matrix(self) -> bool:
+        return self.row_open is not None
+
+
+def _skeleton(buf: bytes) -> tuple[Any, list[_Cut]]:
+    """The JSON data of ``buf`` with every matrix and long flat list replaced by a placeholder
+    string ``"\\u0000<i>"`` (i: its index in the returned list of cuts)."""
+    pos, code = structure(buf)
+    is_open = code == _OPEN
+    leaf_open = np.zeros(code.size, dtype=bool)
+    if code.size > 1:
+        leaf_open[:-1] = is_open[:-1] & (code[1:] == _CLOSE)
+    leaf = leaf_open.copy()
+    leaf[1:] |= leaf_open[:-1]
+    other = np.flatnonzero(~leaf)                      # tokens that are not a leaf list's brackets
+    oc = code[other]
+    cuts: list[_Cut] = []
+    covered = np.zeros(code.size, dtype=bool)
+    if other.size > 1:
+        mat = np.flatnonzero((oc[:-1] == _OPEN) & (oc[1:] == _CLOSE) & (other[1:] - other[:-1] > 1))
+        for j in mat.tolist():
+            a, b = int(other[j]), int(other[j + 1])
+            cuts.append(_Cut(int(pos[a]), int(pos[b]), pos[a + 1:b:2], pos[a + 2:b:2]))
+            covered[a:b + 1] = True
+    # long flat lists outside matrices (the stored format's arrays)
+    lo = np.flatnonzero(leaf_open & ~covered)
+    if lo.size:
+        length = pos[lo + 1] - pos[lo]
+        for t in lo[length > FLAT_MIN_BYTES].tolist():
+            a, b = int(pos[t]), int(pos[t + 1])
+            if buf.find(b'"', a, b) < 0:             # numbers only (a list of strings stays)
+                cuts.append(_Cut(a, b))
+    cuts.sort(key=lambda c: c.start)
+    pieces, at = [], 0
+    for i, cut in enumerate(cuts):
+        pieces.append(buf[at:cut.start])
+        pieces.append(b'"\\u0000%d"' % i)
+        at = cut.end + 1
+    pieces.append(buf[at:])
+    if any(b"\\u0000" in p for p in pieces[::2]):
+        raise _Fallback("the text holds the placeholder escape")
+    try:
+        data = json.loads(b"".join(pieces).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _Fallback("the skeleton is not JSON") from None
+    return data, cuts
+
+
+def _cut_of(value, cuts: list[_Cut]) -> _Cut | None:
+    """The cut a placeholder stands for, or None when ``value`` is no placeholder."""
+    if isinstance(value, str) and value.startswith("\x00") and value[1:].isdigit():
+        i = int(value[1:])
+        if i < len(cuts):
+            return cuts[i]
+    return None
+
+
+def _blank(buf: bytes, a: int, b: int, commas: int) -> None:
+    """The text ``buf[a:b]`` must be white space around exactly ``commas`` commas."""
+    gap = buf[a:b]
+    if gap.count(b",") != commas or gap.translate(None, _WHITE + b",") != b"":
+        raise _Fallback("unexpected text between rows")
+
+
+def _load_block(text: bytes):
+    orjson = _orjson()
+    try:
+        if orjson is not None:
+            return orjson.loads(text)
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise _Fallback("a block is not JSON") from None
+
+
+# -- matrices (IOPDDL) ----------------------------------------------------------------------------
+def _matrix_blocks(buf: bytes, cut: _Cut) -> Iterator[list]:
+    """The rows of a matrix, as Python lists, one block (about BLOCK_BYTES of text) at a time."""
+    ro, rc = cut.row_open, cut.row_close
+    r = ro.size
+    if r == 0:
+        return
+    _blank(buf, cut.start + 1, int(ro[0]), 0)
+    _blank(buf, int(rc[-1]) + 1, cut.end, 0)
+    # block boundaries: whole rows, about BLOCK_BYTES each
+    cuts_at = np.searchsorted(ro, ro[0] + np.arange(BLOCK_BYTES, int(rc[-1] - ro[0]) + 1, BLOCK_BYTES))
+    bounds = np.unique(np.concatenate([[0], cuts_at, [r]]))
+    for i, j in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if i > 0:
+            _blank(buf, int(rc[i - 1]) + 1, int(ro[i]), 1)
+        rows = _load_block(b"[" + buf[int(ro[i]):int(rc[j - 1]) + 1] + b"]")
+        if not isinstance(rows, list) or len(rows) != j - i:
+            raise _Fallback("rows miscounted")
+        yield rows
+
+
+class _Matrix:
+    """A matrix read whole: row lengths and the flat values, as today's reader converts them."""
+
+    def __init__(self, lengths: np.ndarray, values: np.ndarray | None, ints: np.ndarray | None):
+        self.lengths, self.values, self.ints = lengths, values, ints
+
+    @property
+    def rows(self) -> int:
+        return self.lengths.size
+
+
+def _read_matrix(buf: bytes, cut: _Cut, kind: str) -> _Matrix:
+    """``kind`` "float": the values by ``np.fromiter(..., float64)`` (as :func:`parse_iopddl`);
+    "pairs": Python ints (not bool) by ``np.fromiter(..., int64)``; "interval": as
+    ``np.asarray(rows, dtype=float64)``."""
+    r = cut.row_open.size
+    lengths = np.empty(r, dtype=np.int64)
+    # exact when every row is non-empty: commas inside the matrix = values - 1
+    guess = buf.count(b",", cut.start, cut.end + 1) + 1 if r else 0
+    values = np.empty(guess, dtype=np.int64 if kind == "pairs" else np.float64)
+    at_row = at = 0
+    for rows in _matrix_blocks(buf, cut):
+        lens = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        lengths[at_row:at_row + lens.size] = lens
+        at_row += lens.size
+        count = int(lens.sum())
+        if at + count > values.size:
+            raise _Fallback("more values than commas allow")
+        flat = itertools.chain.from_iterable(rows)
+        try:
+            if kind == "pairs":
+                flat = list(flat)
+                if not all(type(x) is int for x in flat):
+                    raise _Fallback("a node index is no int")
+                values[at:at + count] = np.fromiter(flat, dtype=np.int64, count=count)
+            elif kind == "interval":
+                if not np.all(lens == 2):
+                    raise _Fallback("an interval is no pair")
+                values[at:at + count] = np.asarray(rows, dtype=np.float64).ravel()
+            else:
+                values[at:at + count] = np.fromiter(flat, dtype=np.float64, count=count)
+        except (TypeError, ValueError, OverflowError):
+            raise _Fallback("a value the JSON reader converts differently") from None
+        at += count
+        del rows, flat
+    if at != values.size:
+        values = values[:at].copy()
+    if kind == "pairs":
+        return _Matrix(lengths, None, values)
+    return _Matrix(lengths, values, None)
+
+
+def _empty_matrix(kind: str) -> _Matrix:
+    if kind == "pairs":
+        return _Matrix(np.zeros(0, np.int64), None, np.zeros(0, np.int64))
+    return _Matrix(np.zeros(0, np.int64), np.zeros(0), None)
+
+
+def read_iopddl_fast(path, name: str):
+    """The :class:`IntraOpInstance` of an IOPDDL file (gzip or plain, an optional UTF-8 BOM), equal
+    to what :func:`parse_iopddl` makes of ``json.loads`` of its text; None when the fast path does
+    not handle the file (the caller then uses the ``json.loads`` reader). The file's bytes are
+    dropped before the instance is built (peak: the text and the arrays, or twice the arrays)."""
+    from optsched.core.textfile import read_bytes
+
+    from .generate import PROBLEM, _iopddl_instance
+
+    raw = read_bytes(path, PROBLEM)
+    try:
+        arrays = _read_iopddl(raw, name)
+    except _Fallback:
+        return None
+    del raw
+    return _iopddl_instance(*arrays)
+
+
+def _read_iopddl(raw: bytes, name: str) -> tuple:
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    doc, cuts = _skeleton(raw)
+    if not isinstance(doc, dict) or not isinstance(doc.get("problem"), dict):
+        raise _Fallback("layout")
+    p = doc["problem"]
+    nodes = p.get("nodes")
+    edges = p.get("edges", {"nodes": [], "costs": []})
+    if not isinstance(nodes, dict) or not isinstance(edges, dict):
+        raise _Fallback("layout")
+
+    def matrix(value, kind: str) -> _Matrix:
+        if value == []:
+            return _empty_matrix(kind)
+        cut = _cut_of(value, cuts)
+        if cut is None or not cut.is_matrix:
+            raise _Fallback("not a list of lists")
+        return _read_matrix(raw, cut, kind)
+
+    costs = matrix(nodes.get("costs"), "float")
+    n = costs.rows
+    if n == 0 or np.any(costs.lengths == 0):
+        raise _Fallback("a node without strategies")
+    usages = matrix(nodes.get("usages"), "float")
+    if usages.rows != n or not np.array_equal(usages.lengths, costs.lengths):
+        raise _Fallback("usages")
+    intervals = matrix(nodes.get("intervals"), "interval")
+    if intervals.rows != n:
+        raise _Fallback("intervals")
+    k = costs.lengths
+    iv = intervals.values.reshape(n, 2)
+    if not np.all(iv == np.round(iv)):
+        raise _Fallback("intervals must hold integer times")
+    pairs = matrix(edges.get("nodes", []), "pairs")
+    m = pairs.rows
+    if m and not np.all(pairs.lengths == 2):
+        raise _Fallback("an edge is no pair")
+    eu, ev = pairs.ints[0::2].copy(), pairs.ints[1::2].copy()
+    if m and not (np.all((eu >= 0) & (eu < n)) and np.all((ev >= 0) & (ev < n))):
+        raise _Fallback("an edge's node index")
+    ecosts = matrix(edges.get("costs", []), "float")
+    if ecosts.rows != m or (m and not np.array_equal(ecosts.lengths, k[eu] * k[ev])):
+        raise _Fallback("edge costs")
+    limit = p.get("usage_limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))):
+        raise _Fallback("usage_limit")
+    title = p.get("name", name)
+    if not isinstance(title, str) or _cut_of(title, cuts) is not None:
+        raise _Fallback("name")
+    return k, costs.values, usages.values, iv, eu, ev, ecosts.values, limit, title, name
+
+
+# -- flat lists (the stored format) --------------------------------------------------------------
+def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
+    """A long flat list of numbers as ``np.asarray(json.loads(text))`` would type it (int64 when
+    every value is an int, else float64); other contents fall back."""
+    a, b = cut.start + 1, cut.end
+    parts, kinds, at = [], set(), a
+    while at < b:
+        stop = buf.find(b",", min(at + BLOCK_BYTES, b), b) if at + BLOCK_BYTES < b else -1
+        stop = b if stop < 0 else stop
+        values = _load_block(b"[" + buf[at:stop] + b"]")
+        if not isinstance(values, list) or not values:
+            raise _Fallback("an empty block (a stray comma)")
+        try:
+            arr = np.asarray(values)
+        except (TypeError, ValueError, OverflowError):
+            raise _Fallback("not numbers") from None
+        if arr.ndim != 1 or arr.dtype not in (np.int64, np.float64):
+            raise _Fallback("not plain numbers")
+        parts.append(arr)
+        kinds.add(arr.dtype.kind)
+        at = stop + 1
+        del values
+    if "f" in kinds and "i" in kinds:   # a list mixing ints and floats is float64 as a whole
+        parts = [x.astype(np.float64) for x in parts]
+    out = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return out
+
+
+def read_stored_fast(raw: bytes) -> dict | None:
+    """The JSON data of a stored ``intra-op`` instance with its long lists as numpy arrays (typed
+    as ``np.asarray`` types the list ``json.loads`` gives); None when the fast path does not
+    handle the file. The caller builds the instance with ``from_json`` as from ``json.loads``."""
+    try:
+        if raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        data, cuts = _skeleton(raw)
+        if not isinstance(data, dict):
+            raise _Fallback("layout")
+        from .instance import _ARRAYS
+
+        out = {}
+        for key, value in data.items():
+            cut = _cut_of(value, cuts)
+            if cut is None:
+                out[key] = value
+            elif key in _ARRAYS and not cut.is_matrix:
+                out[key] = _flat_array(raw, cut)
+            else:
+                raise _Fallback(f"{key}: a long list where none is expected")
+        return out
+    except _Fallback:
+        return None
+
+
+# -- canonical array text ------------------------------------------------------------------------
+class NotCanonical(Exception):
+    """An array the block-wise text does not render as ``json.dumps`` would (a non-finite float, a
+    negative zero): the caller takes the generic path."""
+
+
+@njit(cache=True)
+def _format(v, slot, table, toff, suffix, out):  # pragma: no cover - compiled
+    """Write ``v[i]`` (a non-negative integer, then ``suffix``) or, where ``slot[i] >= 0``, the
+    text ``table[toff[slot[i]]:toff[slot[i] + 1]]``, comma-separated, into ``out``; its length."""
+    p = 0
+    digits = np.empty(20, np.uint8)
+    for i in range(v.size):
+        if i:
+            out[p] = 44
+            p += 1
+        s = slot[i]
+        if s >= 0:
+            for j in range(toff[s], toff[s + 1]):
+                out[p] = table[j]
+                p += 1
+            continue
+        x = v[i]
+        n = 0
+        if x == 0:
+            digits[0] = 48
+            n = 1
+        while x > 0:
+            digits[n] = 48 + x % 10
+            x //= 10
+            n += 1
+        for j in range(n):
+            out[p + j] = digits[n - 1 - j]
+        p += n
+        for j in range(suffix.size):
+            out[p] = suffix[j]
+            p += 1
+    return p
+
+
+def _block_text(x: np.ndarray) -> bytes:
+    """``",".join(json.dumps(value) for value in x)`` for an int64 or float64 block."""
+    if x.dtype.kind == "f":
+        if not np.all(np.isfinite(x)) or np.any((x == 0) & np.signbit(x)):
+            raise NotCanonical("a non-finite float or a negative zero")
+        fast = (x >= 0) & (x < 1e16) & (x == np.floor(x))   # repr: the integer, then ".0"
+        fmt, suffix = float.__repr__, b".0"
+    else:
+        fast = x >= 0
+        fmt, suffix = int.__repr__, b""
+    if not HAVE_NUMBA:
+        values, where = np.unique(x, return_inverse=True)
+        text = np.array([fmt(v) for v in values.tolist()], dtype=object)
+        return ",".join(text[where.ravel()].tolist()).encode()
+    slot = np.full(x.size, -1, dtype=np.int64)
+    slow = np.flatnonzero(~fast)
+    texts = [b""]
+    if slow.size:
+        values, where = np.unique(x[slow], return_inverse=True)
+        texts = [fmt(v).encode() for v in values.tolist()]
+        slot[slow] = where.ravel()
+    toff = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
+    table = np.frombuffer(b"".join(texts) or b" ", dtype=np.uint8)
+    v = np.where(fast, x, 0).astype(np.int64)
+    width = max(int(toff[-1]), 24)
+    out = np.empty(x.size * (width + 1), dtype=np.uint8)
+    n = _format(v, slot, table, toff, np.frombuffer(suffix or b" ", np.uint8)[:len(suffix)], out)
+    return out[:n].tobytes()
+
+
+def array_json_chunks(arr: np.ndarray, block: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes of ``json.dumps(arr.tolist(), separators=(",", ":"))`` in pieces, for a 1-D int64
+    or float64 array (compiled; :class:`NotCanonical` for a non-finite float or a negative zero,
+    whose text the caller leaves to ``json.dumps``)."""
+    yield b"["
+    for a in range(0, arr.size, block):
+        if a:
+            yield b","
+        yield _block_text(arr[a:a + block])
+    yield b"]"
