@@ -90,6 +90,21 @@ def _write(text: str, output: str | None) -> None:
         write_text(output, text + "\n")
 
 
+def _write_instance(inst, output: str | None) -> None:
+    """An instance as indented JSON, printed or written atomically to ``output`` piece by piece
+    (``json_chunks``: a type with very large arrays never holds its whole text)."""
+    from ..core.atomic import atomic_open
+
+    chunks = getattr(inst, "json_chunks", None)
+    if output in (None, "-") or chunks is None:
+        _write(inst.dumps(indent=1), output)
+        return
+    with atomic_open(output, "w") as fh:
+        for piece in chunks(indent=1):
+            fh.write(piece)
+        fh.write("\n")
+
+
 def _fmt(value) -> str:
     if value is None:
         return "-"

@@ -40,7 +40,7 @@ import math
 import types
 import typing
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Iterator, Literal, Union
 
 from .errors import InvalidInstanceError
 from .jsonfile import COMPACT_ABOVE, _orjson, _size_hint, canonical_json, load_json_file
@@ -229,6 +229,11 @@ class Instance(Record):
 
     def dumps(self, indent: int | None = None) -> str:
         return json.dumps(self.to_json(), indent=indent, allow_nan=False)
+
+    def json_chunks(self, indent: int | None = None) -> Iterator[str]:
+        """The text of :meth:`dumps` in pieces, which the command line writes one by one: a hook for
+        types with very large arrays (this default is the whole text at once)."""
+        yield self.dumps(indent)
 
     def save(self, path: str | Path, *, sidecar: bool = False) -> None:
         """Write the instance as JSON (indented for small instances; compact, through orjson when

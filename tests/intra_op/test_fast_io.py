@@ -236,7 +236,7 @@ def test_stored_ints_mixed_with_floats_are_typed_as_one_list(tmp_path, small_blo
     path = tmp_path / "m.json"
     path.write_text(json.dumps(data))
     data_fast = iopddl_io.read_stored_fast(path.read_bytes())
-    assert data_fast["start"].dtype == np.asarray(json.loads(path.read_text())["start"]).dtype
+    assert data_fast["start"].array.dtype == np.asarray(json.loads(path.read_text())["start"]).dtype
     assert IntraOpInstance.load_fast(path) == IntraOpInstance.from_json(json.loads(path.read_text()))
 
 

@@ -142,9 +142,13 @@ def parse_iopddl(doc, name: str = "") -> IntraOpInstance:
 
 
 def _iopddl_instance(k, cost, usage, iv, eu, ev, ecost, limit, title, name: str) -> IntraOpInstance:
-    """The instance of checked IOPDDL arrays (both readers end here: the same instance)."""
-    return IntraOpInstance(num_strategies=k, cost=cost, usage=usage, start=iv[:, 0].astype(np.int64),
-                           end=iv[:, 1].astype(np.int64), edge_u=eu, edge_v=ev, edge_cost=ecost,
+    """The instance of checked IOPDDL arrays (both readers end here: the same instance). The
+    readers' fresh value arrays are handed over, not copied."""
+    from .instance import _Adopt
+
+    return IntraOpInstance(num_strategies=k, cost=_Adopt(cost), usage=_Adopt(usage),
+                           start=iv[:, 0].astype(np.int64),
+                           end=iv[:, 1].astype(np.int64), edge_u=eu, edge_v=ev, edge_cost=_Adopt(ecost),
                            usage_limit=None if limit is None else float(limit),
                            name=str(title), provenance=f"IOPDDL file {name}")
 

@@ -61,7 +61,23 @@ _ARRAYS = {  # field -> (dtype, rule)
 }
 
 
+class _Adopt:
+    """An array handed over by a reader that keeps no other reference to it (a fresh 1-D array):
+    the instance takes it, made read-only, instead of copying it (a 10^8-entry array is 0.8 GB)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+
 def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
+    if type(value) is _Adopt:
+        arr = value.array
+        if arr.dtype == dtype and arr.ndim == 1 and arr.flags.c_contiguous and arr.base is None:
+            arr.setflags(write=False)
+            return arr
+        value = arr
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
         raise InvalidInstanceError(problem, name, "must be a list of numbers", type(value).__name__)
     try:
@@ -199,15 +215,22 @@ class IntraOpInstance(Instance):
         indent of a 6-million-entry array would take the pure-Python encoder minutes). The arrays
         are written by ``orjson`` straight from numpy when it is installed (no Python float per
         entry: a 10^8-entry instance in seconds) [ours]; ``json.loads`` reads back the same values."""
+        return "".join(self.json_chunks(indent))
+
+    def json_chunks(self, indent: int | None = None):
+        """The text of :meth:`dumps` in pieces of at most a few MB (how the command line writes a
+        large instance to a file without holding its whole text)."""
         data = {"format_version": self.format_version, "problem": self.problem, **self._scalars()}
-        texts = {name: _array_json(getattr(self, name)) for name in _ARRAYS}
         order = ["format_version", "problem", *_ARRAYS, *list(data)[2:]]
         sep = ", " if indent is None else ",\n" + " " * indent
-        items = [f"{json.dumps(k)}: {texts[k] if k in texts else json.dumps(data[k], allow_nan=False)}"
-                 for k in order]
-        if indent is None:
-            return "{" + sep.join(items) + "}"
-        return "{\n" + " " * indent + sep.join(items) + "\n}"
+        yield "{" if indent is None else "{\n" + " " * indent
+        for i, key in enumerate(order):
+            yield (sep if i else "") + json.dumps(key) + ": "
+            if key in _ARRAYS:
+                yield from _array_json(getattr(self, key))
+            else:
+                yield json.dumps(data[key], allow_nan=False)
+        yield "}" if indent is None else "\n}"
 
     def _scalars(self) -> dict:
         return {"usage_limit": self.usage_limit, "labels": list(self.labels), "name": self.name,
@@ -348,14 +371,19 @@ def peak_usage(instance: IntraOpInstance, s: np.ndarray) -> float:
     return float(prof.max()) if prof.size else 0.0
 
 
-def _array_json(arr: np.ndarray) -> str:
-    """An array as JSON text (``orjson`` from numpy when installed, else ``json.dumps``)."""
+def _array_json(arr: np.ndarray, block: int = 1 << 21):
+    """An array as JSON text in pieces (``orjson`` from numpy when installed, else ``json.dumps``)."""
     from optsched.core.jsonfile import _orjson
 
     orjson = _orjson()
-    if orjson is not None and arr.size:
-        return orjson.dumps(np.ascontiguousarray(arr), option=orjson.OPT_SERIALIZE_NUMPY).decode()
-    return json.dumps(arr.tolist(), allow_nan=False)
+    if orjson is None or not arr.size:
+        yield json.dumps(arr.tolist(), allow_nan=False)
+        return
+    yield "["
+    for a in range(0, arr.size, block):
+        text = orjson.dumps(np.ascontiguousarray(arr[a:a + block]), option=orjson.OPT_SERIALIZE_NUMPY)
+        yield ("," if a else "") + text[1:-1].decode()
+    yield "]"
 
 
 def _canonical_chunks(inst: IntraOpInstance):

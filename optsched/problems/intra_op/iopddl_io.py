@@ -337,28 +337,37 @@ def _read_iopddl(raw: bytes, name: str) -> tuple:
 # -- flat lists (the stored format) --------------------------------------------------------------
 def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
     """A long flat list of numbers as ``np.asarray(json.loads(text))`` would type it (int64 when
-    every value is an int, else float64); other contents fall back."""
+    every value is an int, else float64; block by block into one array sized by the commas);
+    other contents fall back."""
     a, b = cut.start + 1, cut.end
-    parts, kinds, at = [], set(), a
-    while at < b:
-        stop = buf.find(b",", min(at + BLOCK_BYTES, b), b) if at + BLOCK_BYTES < b else -1
+    out = None
+    at, pos = 0, a
+    while pos < b:
+        stop = buf.find(b",", pos + BLOCK_BYTES, b) if pos + BLOCK_BYTES < b else -1
         stop = b if stop < 0 else stop
-        values = _load_block(b"[" + buf[at:stop] + b"]")
+        values = _load_block(b"[" + buf[pos:stop] + b"]")
         if not isinstance(values, list) or not values:
             raise _Fallback("an empty block (a stray comma)")
         try:
             arr = np.asarray(values)
         except (TypeError, ValueError, OverflowError):
             raise _Fallback("not numbers") from None
+        del values
         if arr.ndim != 1 or arr.dtype not in (np.int64, np.float64):
             raise _Fallback("not plain numbers")
-        parts.append(arr)
-        kinds.add(arr.dtype.kind)
-        at = stop + 1
-        del values
-    if "f" in kinds and "i" in kinds:   # a list mixing ints and floats is float64 as a whole
-        parts = [x.astype(np.float64) for x in parts]
-    out = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if out is None:   # a valid list has exactly one more value than commas
+            out = np.empty(buf.count(b",", a, b) + 1, dtype=arr.dtype)
+        elif arr.dtype != out.dtype:   # a list mixing ints and floats is float64 as a whole
+            if out.dtype == np.int64:
+                out = out.astype(np.float64)
+            arr = arr.astype(np.float64)
+        if at + arr.size > out.size:
+            raise _Fallback("more values than commas allow")
+        out[at:at + arr.size] = arr
+        at += arr.size
+        pos = stop + 1
+    if out is None or at != out.size:
+        raise _Fallback("fewer values than commas")
     return out
 
 
@@ -372,7 +381,7 @@ def read_stored_fast(raw: bytes) -> dict | None:
         data, cuts = _skeleton(raw)
         if not isinstance(data, dict):
             raise _Fallback("layout")
-        from .instance import _ARRAYS
+        from .instance import _ARRAYS, _Adopt
 
         out = {}
         for key, value in data.items():
@@ -380,7 +389,7 @@ def read_stored_fast(raw: bytes) -> dict | None:
             if cut is None:
                 out[key] = value
             elif key in _ARRAYS and not cut.is_matrix:
-                out[key] = _flat_array(raw, cut)
+                out[key] = _Adopt(_flat_array(raw, cut))   # fresh: the instance takes it uncopied
             else:
                 raise _Fallback(f"{key}: a long list where none is expected")
         return out
