@@ -22,4 +22,19 @@ MUTATIONS = [
     M("imp-iopddl-inclusive-end", "intra-op", "importer", PP + "intra_op/generate.py",
       "end=iv[:, 1].astype(np.int64), edge_u=eu", "end=iv[:, 1].astype(np.int64) + 1, edge_u=eu",
       "IOPDDL interval ends read as inclusive"),
+    # the block-wise readers (iopddl_io.py; killed by tests/intra_op/test_fast_io.py): a matrix's
+    # last row lost (every file falls back to json.loads: the "fast path ran" assertions), an
+    # edge's two nodes swapped (a wrong instance the fallback cannot hide), a flat list's count
+    M("iopddl-fast-row-bounds", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "cuts.append(_Cut(int(pos[a]), int(pos[b]), pos[a + 1:b:2], pos[a + 2:b:2]))",
+      "cuts.append(_Cut(int(pos[a]), int(pos[b]), pos[a + 1:b - 2:2], pos[a + 2:b - 2:2]))",
+      "the block-wise IOPDDL reader drops a matrix's last row (off by one in the row bounds)"),
+    M("iopddl-fast-edge-order", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "eu, ev = pairs.ints[0::2].copy(), pairs.ints[1::2].copy()",
+      "ev, eu = pairs.ints[0::2].copy(), pairs.ints[1::2].copy()",
+      "the block-wise IOPDDL reader swaps each edge's two nodes"),
+    M("stored-fast-mixed-types", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "            if out.dtype == np.int64:\n                out = out.astype(np.float64)\n            arr = arr.astype(np.float64)",
+      "            arr = arr.astype(out.dtype)",
+      "the block-wise stored reader types a list mixing ints and floats by its first block"),
 ]

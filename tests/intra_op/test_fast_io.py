@@ -21,7 +21,7 @@ from optsched.core.instance import canonical_json
 from optsched.problems.intra_op import generate
 from optsched.problems.intra_op import iopddl_io
 from optsched.problems.intra_op.generate import load_iopddl
-from optsched.problems.intra_op.instance import IntraOpInstance
+from optsched.problems.intra_op.instance import _ARRAYS, IntraOpInstance
 
 from tests.conftest import require_data
 
@@ -232,12 +232,13 @@ def test_stored_ints_mixed_with_floats_are_typed_as_one_list(tmp_path, small_blo
     inst = generate(0, preset="small")
     data = inst.to_json()
     data["start"] = [int(x) for x in data["start"][:-1]] + [float(data["start"][-1])]
-    data["cost"] = [int(x) for x in data["cost"][:-1]] + [data["cost"][-1]]
+    data["cost"] = [int(x) for x in data["cost"][:-1]] + [2.5]
     path = tmp_path / "m.json"
     path.write_text(json.dumps(data))
-    data_fast = iopddl_io.read_stored_fast(path.read_bytes())
-    assert data_fast["start"].array.dtype == np.asarray(json.loads(path.read_text())["start"]).dtype
-    assert IntraOpInstance.load_fast(path) == IntraOpInstance.from_json(json.loads(path.read_text()))
+    data_fast = iopddl_io.read_stored_fast(path.read_bytes(), _ARRAYS)
+    assert data_fast["start"].dtype == np.asarray(json.loads(path.read_text())["start"]).dtype
+    fast = IntraOpInstance.load_fast(path)
+    assert fast == IntraOpInstance.from_json(json.loads(path.read_text())) and fast.cost[-1] == 2.5
 
 
 @pytest.mark.parametrize("edit, field", [

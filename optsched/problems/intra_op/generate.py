@@ -180,9 +180,9 @@ def load_iopddl(path, index: int | None = None, *, fast: bool = True) -> IntraOp
         from .iopddl_io import read_iopddl_fast
 
         # gzip or plain, whatever the name says; None: a file the fast path leaves to json.loads
-        inst = read_iopddl_fast(path, name)
-        if inst is not None:
-            return inst
+        arrays = read_iopddl_fast(path, PROBLEM, name)
+        if arrays is not None:
+            return _iopddl_instance(*arrays)
     text = read_text(path, PROBLEM)  # gzip or plain, whatever the name says
     try:
         doc = json.loads(text)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -61,6 +62,11 @@ _ARRAYS = {  # field -> (dtype, rule)
 }
 
 
+#: every array an instance holds (read-only), by id: another instance made from it (``dataclasses.replace``,
+#: a priced copy) shares it instead of copying it (a 10^8-entry edge-cost array is 0.8 GB a copy)
+_HELD: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
+
+
 class _Adopt:
     """An array handed over by a reader that keeps no other reference to it (a fresh 1-D array):
     the instance takes it, made read-only, instead of copying it (a 10^8-entry array is 0.8 GB)."""
@@ -76,8 +82,12 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
         arr = value.array
         if arr.dtype == dtype and arr.ndim == 1 and arr.flags.c_contiguous and arr.base is None:
             arr.setflags(write=False)
+            _HELD[id(arr)] = arr
             return arr
         value = arr
+    if type(value) is np.ndarray and _HELD.get(id(value)) is value and value.dtype == dtype \
+            and not value.flags.writeable:
+        return value    # another instance's read-only array: shared
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
         raise InvalidInstanceError(problem, name, "must be a list of numbers", type(value).__name__)
     try:
@@ -93,6 +103,7 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
             raise InvalidInstanceError(problem, name, "must hold integers")
     arr = np.array(raw, dtype=dtype, copy=True)
     arr.setflags(write=False)
+    _HELD[id(arr)] = arr
     return arr
 
 
@@ -250,7 +261,7 @@ class IntraOpInstance(Instance):
 
         if not Path(path).is_file():   # a pipe is read once, by the generic reader
             return None
-        data = read_stored_fast(read_raw(path, cls.problem))
+        data = read_stored_fast(read_raw(path, cls.problem), _ARRAYS, _Adopt)
         if data is None or "format_version" not in data or "method" in data:
             return None
         return cls.from_json(data)

@@ -263,22 +263,19 @@ def _empty_matrix(kind: str) -> _Matrix:
     return _Matrix(np.zeros(0, np.int64), np.zeros(0), None)
 
 
-def read_iopddl_fast(path, name: str):
-    """The :class:`IntraOpInstance` of an IOPDDL file (gzip or plain, an optional UTF-8 BOM), equal
-    to what :func:`parse_iopddl` makes of ``json.loads`` of its text; None when the fast path does
-    not handle the file (the caller then uses the ``json.loads`` reader). The file's bytes are
-    dropped before the instance is built (peak: the text and the arrays, or twice the arrays)."""
+def read_iopddl_fast(path, problem: str, name: str = "") -> tuple | None:
+    """The checked arrays of an IOPDDL file (gzip or plain, an optional UTF-8 BOM): ``(k, cost,
+    usage, intervals, edge_u, edge_v, edge_cost, usage_limit, title, name)``, the values
+    :func:`parse_iopddl` takes from ``json.loads`` of its text; None when the fast path does not
+    handle the file (the caller then uses the ``json.loads`` reader). The file's bytes are dropped
+    on return, before the caller builds the instance (peak: the text and the arrays)."""
     from optsched.core.textfile import read_bytes
 
-    from .generate import PROBLEM, _iopddl_instance
-
-    raw = read_bytes(path, PROBLEM)
+    raw = read_bytes(path, problem)
     try:
-        arrays = _read_iopddl(raw, name)
+        return _read_iopddl(raw, name)
     except _Fallback:
         return None
-    del raw
-    return _iopddl_instance(*arrays)
 
 
 def _read_iopddl(raw: bytes, name: str) -> tuple:
@@ -371,25 +368,24 @@ def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
     return out
 
 
-def read_stored_fast(raw: bytes) -> dict | None:
-    """The JSON data of a stored ``intra-op`` instance with its long lists as numpy arrays (typed
-    as ``np.asarray`` types the list ``json.loads`` gives); None when the fast path does not
-    handle the file. The caller builds the instance with ``from_json`` as from ``json.loads``."""
+def read_stored_fast(raw: bytes, fields, adopt=lambda a: a) -> dict | None:
+    """The JSON data of a stored instance with its long lists as numpy arrays (typed as
+    ``np.asarray`` types the list ``json.loads`` gives; each passed through ``adopt``); a long list
+    is expected only under a key of ``fields``. None when the fast path does not handle the file.
+    The caller builds the instance with ``from_json`` as from ``json.loads``."""
     try:
         if raw.startswith(_BOM):
             raw = raw[len(_BOM):]
         data, cuts = _skeleton(raw)
         if not isinstance(data, dict):
             raise _Fallback("layout")
-        from .instance import _ARRAYS, _Adopt
-
         out = {}
         for key, value in data.items():
             cut = _cut_of(value, cuts)
             if cut is None:
                 out[key] = value
-            elif key in _ARRAYS and not cut.is_matrix:
-                out[key] = _Adopt(_flat_array(raw, cut))   # fresh: the instance takes it uncopied
+            elif key in fields and not cut.is_matrix:
+                out[key] = adopt(_flat_array(raw, cut))   # fresh: the instance may take it uncopied
             else:
                 raise _Fallback(f"{key}: a long list where none is expected")
         return out
