@@ -159,6 +159,12 @@ BAD = {
     "flat costs": ('"costs": [[1], [2, 3]]', '"costs": [1, 2, 3]', "problem.nodes"),
     "no problem": ('{"problem": {', '{"problem": [{', "(file)"),
     "unbalanced": ('"usage_limit": 4}}', '"usage_limit": 4}', "(file)"),
+    # lists the reader does not use are still checked: json.loads checks every byte
+    "bad row under a repeated key": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2..5]], "costs": [[1], [2, 3]]',
+                                     "(file)"),
+    "bad row under an unknown key": ('"usage_limit": 4', '"usage_limit": 4, "extra": [[1], [2.]]', "(file)"),
+    "bad flat list under an unknown key": ('"usage_limit": 4', '"usage_limit": 4, "extra": [1, 2, 3, 4, 5, 6, 7, 8,]',
+                                           "(file)"),
 }
 GOOD = ('{"problem": {"name": "t", "nodes": {"intervals": [[0, 2], [1, 3]], "costs": [[1], [2, 3]], '
         '"usages": [[5], [1, 1]]}, "edges": {"nodes": [[0, 1]], "costs": [[0, 7]]}, "usage_limit": 4}}')
@@ -303,3 +309,38 @@ def test_hash_of_a_generated_iopddl_file_is_the_generic_hash(tmp_path):
 
     inst = load_iopddl(path)
     assert inst.sha256() == hashlib.sha256(canonical_json(inst.to_json()).encode()).hexdigest()
+
+
+def test_save_writes_the_instance_piece_by_piece(tmp_path):
+    inst = generate(2, graph="random", nodes=40, strategies=6)
+    path = tmp_path / "s.json"
+    (tmp_path / "s.json.npz").write_bytes(b"stale")
+    inst.save(path)
+    assert not (tmp_path / "s.json.npz").exists()
+    assert IntraOpInstance.from_json(json.loads(path.read_text())) == inst == IntraOpInstance.load(path)
+    inst.save(path, sidecar=True)
+    assert (tmp_path / "s.json.npz").exists() and IntraOpInstance.load(path) == inst
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_mutated_files_read_as_the_json_reader_reads_them(tmp_path, small_blocks, seed):
+    """Random edits of a valid file (a character inserted, deleted or replaced by one that matters
+    to JSON): the fast path gives the json.loads reader's instance or its error, never another."""
+    rng = random.Random(seed)
+    alphabet = '[]{},:"0123456789.eE-+ \n\\tn'
+    base = GOOD.replace('"t"', '"t[\\"x"')
+    for _ in range(40):
+        text = list(base)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text))
+            op = rng.random()
+            if op < 0.4:
+                text[i] = rng.choice(alphabet)
+            elif op < 0.7:
+                text.insert(i, rng.choice(alphabet))
+            else:
+                del text[i]
+        path = tmp_path / "m.json"
+        path.write_text("".join(text))
+        fast, slow = _both(path)
+        assert _same(fast, slow), ("".join(text), fast, slow)

@@ -243,6 +243,22 @@ class IntraOpInstance(Instance):
                 yield json.dumps(data[key], allow_nan=False)
         yield "}" if indent is None else "\n}"
 
+    def save(self, path, *, sidecar: bool = False) -> None:
+        """Write the instance as JSON (:meth:`json_chunks`, piece by piece: no Python number per
+        array entry); ``sidecar=True`` as :meth:`Instance.save` (the sidecar's encoder needs the
+        lists)."""
+        if sidecar:
+            return super().save(path, sidecar=True)
+        from optsched.core.atomic import atomic_open
+        from optsched.core.sidecar import sidecar_path
+
+        with atomic_open(path, "w") as fh:
+            for piece in self.json_chunks(indent=1):
+                fh.write(piece)
+            fh.write("\n")
+        sidecar_path(path).unlink(missing_ok=True)   # a stale sidecar would no longer match
+        return None
+
     def _scalars(self) -> dict:
         return {"usage_limit": self.usage_limit, "labels": list(self.labels), "name": self.name,
                 "provenance": self.provenance}

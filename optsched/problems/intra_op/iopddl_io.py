@@ -103,11 +103,12 @@ def structure(buf: bytes) -> tuple[np.ndarray, np.ndarray]:
 class _Cut:
     """A list cut out of the skeleton: a matrix (rows of scalars) or a long flat list."""
 
-    __slots__ = ("start", "end", "row_open", "row_close")
+    __slots__ = ("start", "end", "row_open", "row_close", "used")
 
     def __init__(self, start: int, end: int, row_open=None, row_close=None):
         self.start, self.end = start, end            # the outer brackets' positions
         self.row_open, self.row_close = row_open, row_close   # None for a flat list
+        self.used = False                            # read (so its text was checked)
 
     @property
     def is_matrix(self) -> bool:
@@ -167,6 +168,13 @@ def _cut_of(value, cuts: list[_Cut]) -> _Cut | None:
     return None
 
 
+def _all_read(cuts: list[_Cut]) -> None:
+    """Every cut-out list must have been read: one that was not (under a duplicate key, an
+    unknown key, nested elsewhere) was never checked, and ``json.loads`` checks every byte."""
+    if not all(c.used for c in cuts):
+        raise _Fallback("a list was cut out but not read")
+
+
 def _blank(buf: bytes, a: int, b: int, commas: int) -> None:
     """The text ``buf[a:b]`` must be white space around exactly ``commas`` commas."""
     gap = buf[a:b]
@@ -187,6 +195,7 @@ def _load_block(text: bytes):
 # -- matrices (IOPDDL) ----------------------------------------------------------------------------
 def _matrix_blocks(buf: bytes, cut: _Cut) -> Iterator[list]:
     """The rows of a matrix, as Python lists, one block (about BLOCK_BYTES of text) at a time."""
+    cut.used = True
     ro, rc = cut.row_open, cut.row_close
     r = ro.size
     if r == 0:
@@ -328,6 +337,7 @@ def _read_iopddl(raw: bytes, name: str) -> tuple:
     title = p.get("name", name)
     if not isinstance(title, str) or _cut_of(title, cuts) is not None:
         raise _Fallback("name")
+    _all_read(cuts)
     return k, costs.values, usages.values, iv, eu, ev, ecosts.values, limit, title, name
 
 
@@ -336,6 +346,7 @@ def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
     """A long flat list of numbers as ``np.asarray(json.loads(text))`` would type it (int64 when
     every value is an int, else float64; block by block into one array sized by the commas);
     other contents fall back."""
+    cut.used = True
     a, b = cut.start + 1, cut.end
     out = None
     at, pos = 0, a
@@ -388,6 +399,7 @@ def read_stored_fast(raw: bytes, fields, adopt=lambda a: a) -> dict | None:
                 out[key] = adopt(_flat_array(raw, cut))   # fresh: the instance may take it uncopied
             else:
                 raise _Fallback(f"{key}: a long list where none is expected")
+        _all_read(cuts)
         return out
     except _Fallback:
         return None
