@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from typing import Any, Iterator
 
 import numpy as np
@@ -412,67 +413,122 @@ class NotCanonical(Exception):
 
 
 @njit(cache=True)
-def _format(v, slot, table, toff, suffix, out):  # pragma: no cover - compiled
-    """Write ``v[i]`` (a non-negative integer, then ``suffix``) or, where ``slot[i] >= 0``, the
-    text ``table[toff[slot[i]]:toff[slot[i] + 1]]``, comma-separated, into ``out``; its length."""
+def _digits(v, out, p, digits):  # pragma: no cover - compiled
+    """Write the decimal digits of ``v >= 0`` at ``out[p:]``; the new position."""
+    n = 0
+    if v == 0:
+        digits[0] = 48
+        n = 1
+    while v > 0:
+        digits[n] = 48 + v % 10
+        v //= 10
+        n += 1
+    for j in range(n):
+        out[p + j] = digits[n - 1 - j]
+    return p + n
+
+
+@njit(cache=True)
+def _format_floats(x, tvals, toff, table, out):  # pragma: no cover - compiled
+    """Write ``x`` comma-separated as ``repr`` writes floats: an integral value in [0, 1e16) as
+    its integer and ".0", any other as its text in the table (``tvals`` sorted, text ``i`` is
+    ``table[toff[i]:toff[i + 1]]``). Returns the length, or ``-(i + 1)`` when ``x[i]`` is in
+    neither form (the caller extends the table and calls again)."""
     p = 0
     digits = np.empty(20, np.uint8)
-    for i in range(v.size):
+    for i in range(x.size):
         if i:
             out[p] = 44
             p += 1
-        s = slot[i]
-        if s >= 0:
-            for j in range(toff[s], toff[s + 1]):
-                out[p] = table[j]
-                p += 1
+        v = x[i]
+        if v >= 0.0 and v < 1e16 and v == math.floor(v) and math.copysign(1.0, v) > 0:
+            p = _digits(np.int64(v), out, p, digits)
+            out[p] = 46
+            out[p + 1] = 48
+            p += 2
             continue
-        x = v[i]
-        n = 0
-        if x == 0:
-            digits[0] = 48
-            n = 1
-        while x > 0:
-            digits[n] = 48 + x % 10
-            x //= 10
-            n += 1
-        for j in range(n):
-            out[p + j] = digits[n - 1 - j]
-        p += n
-        for j in range(suffix.size):
-            out[p] = suffix[j]
+        lo, hi = 0, tvals.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if tvals[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == tvals.size or not tvals[lo] == v:
+            return -(i + 1)
+        for j in range(toff[lo], toff[lo + 1]):
+            out[p] = table[j]
             p += 1
     return p
 
 
-def _block_text(x: np.ndarray) -> bytes:
-    """``",".join(json.dumps(value) for value in x)`` for an int64 or float64 block."""
-    if x.dtype.kind == "f":
-        if not np.all(np.isfinite(x)) or np.any((x == 0) & np.signbit(x)):
+@njit(cache=True)
+def _format_ints(x, out):  # pragma: no cover - compiled
+    """Write int64 ``x`` comma-separated; -1 when it holds the smallest int64 (the caller's)."""
+    p = 0
+    digits = np.empty(20, np.uint8)
+    for i in range(x.size):
+        if i:
+            out[p] = 44
+            p += 1
+        v = x[i]
+        if v < 0:
+            if v == -9223372036854775807 - 1:
+                return -1
+            out[p] = 45
+            p += 1
+            v = -v
+        p = _digits(v, out, p, digits)
+    return p
+
+
+class _Table:
+    """The texts of the floats the integer form does not cover, sorted (grown as blocks need)."""
+
+    def __init__(self):
+        self.values = np.zeros(0)
+        self.texts: list[bytes] = []
+        self._pack()
+
+    def _pack(self):
+        self.toff = np.concatenate([[0], np.cumsum([len(t) for t in self.texts])]).astype(np.int64)
+        self.table = np.frombuffer(b"".join(self.texts) or b" ", dtype=np.uint8)
+        self.width = max([24, *map(len, self.texts)])
+
+    def add(self, x: np.ndarray) -> None:
+        """Add the block's values outside the integer form (:class:`NotCanonical` for a
+        non-finite one or a negative zero)."""
+        integral = (x >= 0) & (x < 1e16) & (x == np.floor(x)) & ~np.signbit(x)
+        other = x[~integral]
+        if not np.all(np.isfinite(other)) or np.any((other == 0) & np.signbit(other)):
             raise NotCanonical("a non-finite float or a negative zero")
-        fast = (x >= 0) & (x < 1e16) & (x == np.floor(x))   # repr: the integer, then ".0"
-        fmt, suffix = float.__repr__, b".0"
-    else:
-        fast = x >= 0
-        fmt, suffix = int.__repr__, b""
+        values = np.union1d(self.values, other)
+        known = dict(zip(self.values.tolist(), self.texts))
+        self.values = values
+        self.texts = [known.get(v) or float.__repr__(v).encode() for v in values.tolist()]
+        self._pack()
+
+
+def _block_text(x: np.ndarray, table: _Table) -> bytes:
+    """``",".join(json.dumps(value) for value in x)`` for an int64 or float64 block."""
     if not HAVE_NUMBA:
+        if x.dtype.kind == "f" and (not np.all(np.isfinite(x)) or np.any((x == 0) & np.signbit(x))):
+            raise NotCanonical("a non-finite float or a negative zero")
+        fmt = float.__repr__ if x.dtype.kind == "f" else int.__repr__
         values, where = np.unique(x, return_inverse=True)
         text = np.array([fmt(v) for v in values.tolist()], dtype=object)
         return ",".join(text[where.ravel()].tolist()).encode()
-    slot = np.full(x.size, -1, dtype=np.int64)
-    slow = np.flatnonzero(~fast)
-    texts = [b""]
-    if slow.size:
-        values, where = np.unique(x[slow], return_inverse=True)
-        texts = [fmt(v).encode() for v in values.tolist()]
-        slot[slow] = where.ravel()
-    toff = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
-    table = np.frombuffer(b"".join(texts) or b" ", dtype=np.uint8)
-    v = np.where(fast, x, 0).astype(np.int64)
-    width = max(int(toff[-1]), 24)
-    out = np.empty(x.size * (width + 1), dtype=np.uint8)
-    n = _format(v, slot, table, toff, np.frombuffer(suffix or b" ", np.uint8)[:len(suffix)], out)
-    return out[:n].tobytes()
+    if x.dtype.kind != "f":
+        out = np.empty(x.size * 21, dtype=np.uint8)
+        n = _format_ints(x, out)
+        return out[:n].tobytes() if n >= 0 else ",".join(map(str, x.tolist())).encode()
+    for attempt in range(2):
+        out = np.empty(x.size * (table.width + 1), dtype=np.uint8)
+        n = _format_floats(x, table.values, table.toff, table.table, out)
+        if n >= 0:
+            return out[:n].tobytes()
+        table.add(x)
+    raise AssertionError("the table covers the block")  # pragma: no cover
 
 
 def array_json_chunks(arr: np.ndarray, block: int = 1 << 20) -> Iterator[bytes]:
@@ -480,8 +536,9 @@ def array_json_chunks(arr: np.ndarray, block: int = 1 << 20) -> Iterator[bytes]:
     or float64 array (compiled; :class:`NotCanonical` for a non-finite float or a negative zero,
     whose text the caller leaves to ``json.dumps``)."""
     yield b"["
+    table = _Table()
     for a in range(0, arr.size, block):
         if a:
             yield b","
-        yield _block_text(arr[a:a + block])
+        yield _block_text(arr[a:a + block], table)
     yield b"]"
