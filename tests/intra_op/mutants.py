@@ -40,4 +40,10 @@ MUTATIONS = [
     M("iopddl-fast-unread-lists", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
       "    if not all(c.used for c in cuts):", "    if False:",
       "a list the block-wise readers cut out but do not use (a repeated or unknown key) goes unchecked"),
+    M("iopddl-compiled-int", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "        if isf or ovf:\n            return i, -1, isf, 0.0, 0", "        if ovf:\n            return i, -1, isf, 0.0, 0",
+      "the compiled scan reads a float where a JSON integer is required (a node index 1.0)"),
+    M("iopddl-compiled-fast-case", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "    if not ovf and sig <= 15 and -22 <= k <= 22:", "    if not ovf and -22 <= k <= 22:",
+      "the compiled scan's exact case taken for up to 19 significant digits (not correctly rounded)"),
 ]

@@ -2,8 +2,9 @@
 every file they do not handle goes to the ``json.loads`` reader and its typed errors; the block-wise
 canonical text is ``json.dumps``'s.
 
-The readers are run with tiny blocks (a few dozen bytes, ``small_blocks``) so that every file of a
-few hundred bytes crosses many block boundaries; the shared contest files run with the real sizes.
+The readers run both number paths (``small_blocks``): the compiled scan, and the orjson blocks with
+tiny blocks (16 bytes) so that every file of a few hundred bytes crosses many block boundaries;
+the shared contest files run with the real sizes and both paths.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from optsched.problems.intra_op.instance import _ARRAYS, IntraOpInstance
 from tests.conftest import require_data
 
 
-@pytest.fixture
-def small_blocks(monkeypatch):
-    monkeypatch.setattr(iopddl_io, "BLOCK_BYTES", 16)
+@pytest.fixture(params=["compiled", "orjson-blocks"])
+def small_blocks(request, monkeypatch):
+    """Both number paths: the compiled scan, and the orjson blocks it falls back to."""
     monkeypatch.setattr(iopddl_io, "SCAN_BYTES", 64)
     monkeypatch.setattr(iopddl_io, "FLAT_MIN_BYTES", 8)
+    if request.param == "orjson-blocks":
+        monkeypatch.setattr(iopddl_io, "COMPILED", False)
+        monkeypatch.setattr(iopddl_io, "BLOCK_BYTES", 16)
 
 
 def _doc(seed: int) -> dict:
@@ -146,7 +150,7 @@ BAD = {
     "interval triple": ('[[0, 2], [1, 3]]', '[[0, 2], [1, 3, 4]]', "problem.nodes.intervals[1]"),
     "fractional time": ('[[0, 2], [1, 3]]', '[[0, 2], [1.5, 3]]', "problem.nodes.intervals"),
     "node index range": ('"nodes": [[0, 1]]', '"nodes": [[0, 2]]', "problem.edges.nodes[0]"),
-    "node index float": ('"nodes": [[0, 1]]', '"nodes": [[0, 1.0]]', "problem.edges.nodes[0]"),
+    "node index float": ('"nodes": [[0, 1]]', '"nodes": [[0, 0.1]]', "problem.edges.nodes[0]"),
     "edge length": ('[[0, 7]]', '[[0, 7, 8]]', "problem.edges.costs[0]"),
     "limit string": ('"usage_limit": 4', '"usage_limit": "4"', "problem.usage_limit"),
     "null cost": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, null]]', "cost[2]"),   # NaN, as today
@@ -198,7 +202,9 @@ def test_accepted_oddities_are_read_as_the_json_reader_reads_them(tmp_path, smal
 @pytest.mark.parametrize("name", ["asplos-2025-iopddl-A.json.gz", "asplos-2025-iopddl-B.json.gz",
                                   "asplos-2025-iopddl-G.json.gz", "asplos-2025-iopddl-M.json.gz",
                                   "asplos-2025-iopddl-S.json.gz", "example.json"])
-def test_fast_reader_equals_json_reader_on_the_contest_files(name):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_fast_reader_equals_json_reader_on_the_contest_files(name, compiled, monkeypatch):
+    monkeypatch.setattr(iopddl_io, "COMPILED", compiled and iopddl_io.HAVE_NUMBA)
     path = require_data(f"iopddl/{name}")
     fast, slow = _both(path)
     assert iopddl_io.read_iopddl_fast(path, "x") is not None
@@ -344,3 +350,43 @@ def test_mutated_files_read_as_the_json_reader_reads_them(tmp_path, small_blocks
         path.write_text("".join(text))
         fast, slow = _both(path)
         assert _same(fast, slow), ("".join(text), fast, slow)
+
+
+def _tokens(seed: int, count: int) -> list[str]:
+    """JSON numbers of every shape: ints up to 20 digits, 17-digit reprs of random floats over 60
+    decades, short decimals, exponents (also after 12-19 digits), signs, zeros."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        c = rng.random()
+        if c < 0.25:
+            t = str(rng.randint(0, 10 ** rng.randint(1, 20)))
+        elif c < 0.55:
+            t = repr(rng.random() * 10.0 ** rng.randint(-30, 30))
+        elif c < 0.75:
+            t = f"{rng.randint(0, 10 ** 8)}.{rng.randint(0, 10 ** rng.randint(1, 6))}"
+        elif c < 0.85:
+            t = f"{rng.randint(1, 99)}{rng.choice('eE')}{rng.choice(['', '+', '-'])}{rng.randint(0, 40)}"
+        elif c < 0.95:   # long integer parts with an exponent (past the exact case's 15 digits)
+            t = f"{rng.randint(0, 10 ** rng.randint(12, 19))}e{rng.randint(-6, 6)}"
+        else:
+            t = rng.choice(["0", "-0", "0.0", "-0.0", "0e5", "9223372036854775807", "9223372036854775808"])
+        out.append("-" + t if rng.random() < 0.2 and not t.startswith("-") else t)
+    return out
+
+
+@pytest.mark.skipif(not iopddl_io.HAVE_NUMBA, reason="the compiled scan needs numba")
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_numbers_are_the_json_numbers(seed):
+    """Every value the compiled scan makes is the double json.loads makes of the token, bit for
+    bit (its exact cases are exact; the others go through float())."""
+    toks = _tokens(seed, 20000)
+    text = ", ".join(toks).encode()
+    values, _, anyf = iopddl_io._compiled(text, 0, len(text), matrix=False, as_int=False, size=len(toks), rows=0)
+    ref = np.asarray(json.loads(b"[" + text + b"]"), dtype=np.float64)
+    assert anyf and values.tobytes() == ref.tobytes()
+    rows = [toks[i:i + 7] for i in range(0, len(toks), 7)]
+    text = ",\n".join("[" + ",".join(r) + "]" for r in rows).encode()
+    values, lens, _ = iopddl_io._compiled(text, 0, len(text), matrix=True, as_int=False, size=len(toks),
+                                          rows=len(rows))
+    assert values.tobytes() == ref.tobytes() and lens.tolist() == [len(r) for r in rows]

@@ -2,29 +2,43 @@
 
 Two readers share one structural scan of the file's bytes:
 
-* :func:`read_iopddl_fast` reads an IOPDDL contest file (the nested lists of
-  ``/work``-independent format ``{"problem": {"nodes": ..., "edges": ...}}``);
+* :func:`read_iopddl_fast` reads an IOPDDL contest file (``{"problem": {"nodes": ...,
+  "edges": ...}}``, nested lists);
 * :func:`read_stored_fast` reads the flat-array JSON that :meth:`IntraOpInstance.dumps` writes.
 
 How: the bytes are scanned in blocks for the structural characters (``[ ] { }`` outside strings;
 quotes with their escapes), a C-speed ``bytes.translate`` and ``np.flatnonzero`` per block. A list
 of lists of scalars (a *matrix*: every node's costs, every edge's matrix) and a long flat list are
 cut out of the text; what remains (the keys, the name, the usage limit: a few hundred bytes) is
-parsed by :func:`json.loads`. The cut-out lists are parsed by ``orjson`` in blocks of about 16 MB of
-whole rows (or, for a flat list, of whole numbers), each block turned into numpy at once, so no
-more than one block's Python numbers exist at any time; the text between blocks is checked by
-hand (only white space and one comma). The numbers are the ones ``json.loads`` gives (both parse
-floats correctly rounded; ints are Python ints either way), converted to numpy by the same calls
-as the ``json.loads`` readers, so the instance is the same, bit for bit.
+parsed by :func:`json.loads`. Every cut-out list must then be read (one under a repeated or an
+unknown key, which the reader does not use, sends the file to ``json.loads``, which checks every
+byte). A cut-out list is read by
 
-Anything the fast path does not expect (another layout, a wrong type, a string escape it cannot
-place, a value the JSON readers would treat specially) makes it return None, and the caller
-falls back to the ``json.loads`` reader, which gives its typed error naming the field, or the
-same instance, only more slowly. The fast path therefore never decides that a file is invalid.
+* the compiled scan (:func:`_scan`, numba): the JSON grammar of numbers, commas, rows and white
+  space, byte by byte, no Python object per number. A value is made exactly where that is
+  plainly exact (an integer within int64, converted as ``float(int)``; a decimal of at most 15
+  significant digits times a power of ten within 22, by one correctly rounded multiplication or
+  division, the classic exact case [reconstruction: Clinger 1990, "How to read floating point
+  numbers accurately", PLDI]) and by ``float()`` of the token's text otherwise, which is what
+  ``json.loads`` does; or, when the scan meets anything else (``true``, ``null``, a string, an
+  integer beyond int64 where one is required),
+* ``orjson`` in blocks of about 16 MB of whole rows (or, for a flat list, of whole numbers), each
+  block turned into numpy at once, so no more than one block's Python numbers exist at any time;
+  the text between blocks is checked by hand (only white space and one comma).
 
-:func:`array_json_chunks` writes an array's canonical JSON text in blocks (integers and
-integer-valued floats by integer arithmetic, other floats by ``repr`` of their distinct values):
-what :meth:`IntraOpInstance.sha256` hashes, without one giant string.
+Either way the numbers are the ones ``json.loads`` gives, converted to numpy by the same rules
+as the ``json.loads`` readers (``np.fromiter`` of Python numbers; ``np.asarray``'s typing of a
+flat list: int64 when every value is an int, else float64), so the instance is the same, bit for
+bit; the tests run both paths.
+
+Anything the fast path does not expect (another layout, a wrong type, a stray comma) makes it
+return None, and the caller falls back to the ``json.loads`` reader, which gives its typed error
+naming the field, or the same instance, only more slowly. The fast path therefore never decides
+that a file is invalid.
+
+:func:`array_json_chunks` writes an array's canonical JSON text in blocks (one compiled pass:
+integers and integral floats below 1e16 by integer arithmetic, other floats from a table of
+their ``repr``): what :meth:`IntraOpInstance.sha256` hashes, without one giant string.
 """
 
 from __future__ import annotations
@@ -193,6 +207,199 @@ def _load_block(text: bytes):
         raise _Fallback("a block is not JSON") from None
 
 
+# -- compiled scan of numbers ---------------------------------------------------------------------
+_POW10_F = np.array([10.0 ** i for i in range(23)])   # 1e0 .. 1e22: exact doubles
+#: the compiled scan is used when numba is (False: the orjson blocks alone; tests run both)
+COMPILED = HAVE_NUMBA
+
+
+@njit(cache=True)
+def _ws(b, i, e):  # pragma: no cover - compiled
+    while i < e and (b[i] == 32 or b[i] == 9 or b[i] == 10 or b[i] == 13):
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _number(b, i, e, as_int, pow10):  # pragma: no cover - compiled
+    """One JSON number at ``b[i:]``: (end, code, is_float, value, int value). code 0: the value
+    is exact (an integer within int64, as ``float(int)``; a decimal of at most 15 significant
+    digits times a power of ten within 22, by one correctly rounded operation [the classic exact
+    case]); 1: a valid number to convert by ``float()`` of its text; -1: not a JSON number, or
+    (``as_int``) not an integer within int64."""
+    neg = False
+    if i < e and b[i] == 45:
+        neg = True
+        i += 1
+    if i >= e or b[i] < 48 or b[i] > 57:
+        return i, -1, False, 0.0, 0
+    m = 0
+    sig = 0
+    fd = 0
+    ovf = False
+    if b[i] == 48:
+        i += 1
+    else:
+        while i < e and 48 <= b[i] <= 57:
+            d = b[i] - 48
+            if not ovf and (m < 922337203685477580 or (m == 922337203685477580 and d <= 7)):
+                m = m * 10 + d
+            else:
+                ovf = True
+            sig += 1
+            i += 1
+    isf = False
+    if i < e and b[i] == 46:
+        isf = True
+        i += 1
+        if i >= e or b[i] < 48 or b[i] > 57:
+            return i, -1, False, 0.0, 0
+        while i < e and 48 <= b[i] <= 57:
+            d = b[i] - 48
+            if m > 0 or d > 0:
+                sig += 1
+            if not ovf and sig <= 15:
+                m = m * 10 + d
+                fd += 1
+            else:
+                ovf = True
+            i += 1
+    ex = 0
+    if i < e and (b[i] == 101 or b[i] == 69):
+        isf = True
+        i += 1
+        eneg = False
+        if i < e and (b[i] == 43 or b[i] == 45):
+            eneg = b[i] == 45
+            i += 1
+        if i >= e or b[i] < 48 or b[i] > 57:
+            return i, -1, False, 0.0, 0
+        while i < e and 48 <= b[i] <= 57:
+            if ex < 100000:
+                ex = ex * 10 + (b[i] - 48)
+            i += 1
+        if eneg:
+            ex = -ex
+    if as_int:
+        if isf or ovf:
+            return i, -1, isf, 0.0, 0
+        return i, 0, False, 0.0, -m if neg else m
+    if not isf:
+        if ovf:
+            return i, 1, False, 0.0, 0
+        return i, 0, False, np.float64(-m if neg else m), 0
+    k = ex - fd
+    if not ovf and sig <= 15 and -22 <= k <= 22:
+        v = np.float64(m)
+        v = v * pow10[k] if k >= 0 else v / pow10[-k]
+        return i, 0, True, -v if neg else v, 0
+    return i, 1, True, 0.0, 0
+
+
+@njit(cache=True)
+def _scan(b, a, e, matrix, as_int, fv, iv, lens, cx, pow10):  # pragma: no cover - compiled
+    """Parse the JSON text ``b[a:e]``: numbers separated by commas (``matrix`` False) or rows
+    ``[numbers]`` separated by commas (True), white space between tokens, by the JSON grammar.
+    Values go to ``iv`` (``as_int``) or ``fv`` (:func:`_number`'s code 1: 0.0, the token's
+    (start, end) in ``cx`` for ``float()``); row lengths to ``lens``. Returns (values, rows,
+    tokens in ``cx``, any float token), values = -1 for anything else (the caller falls back)."""
+    n = 0
+    r = 0
+    nx = 0
+    anyf = False
+    i = _ws(b, a, e)
+    if i == e:
+        return 0, 0, 0, False
+    while True:
+        if matrix:
+            if b[i] != 91:
+                return -1, 0, 0, False
+            i = _ws(b, i + 1, e)
+            start_n = n
+            if i < e and b[i] == 93:
+                i += 1
+            else:
+                while True:
+                    t0 = i
+                    i, code, isf, v, w = _number(b, i, e, as_int, pow10)
+                    if code < 0:
+                        return -1, 0, 0, False
+                    anyf = anyf or isf
+                    if as_int:
+                        iv[n] = w
+                    else:
+                        fv[n] = v
+                        if code == 1:
+                            if nx >= cx.shape[0]:
+                                return -1, 0, 0, False
+                            cx[nx, 0] = t0
+                            cx[nx, 1] = i
+                            cx[nx, 2] = n
+                            nx += 1
+                    n += 1
+                    i = _ws(b, i, e)
+                    if i < e and b[i] == 44:
+                        i = _ws(b, i + 1, e)
+                        continue
+                    if i < e and b[i] == 93:
+                        i += 1
+                        break
+                    return -1, 0, 0, False
+            if r >= lens.size:
+                return -1, 0, 0, False
+            lens[r] = n - start_n
+            r += 1
+        else:
+            t0 = i
+            i, code, isf, v, w = _number(b, i, e, as_int, pow10)
+            if code < 0:
+                return -1, 0, 0, False
+            anyf = anyf or isf
+            if n >= (iv.size if as_int else fv.size):
+                return -1, 0, 0, False
+            if as_int:
+                iv[n] = w
+            else:
+                fv[n] = v
+                if code == 1:
+                    if nx >= cx.shape[0]:
+                        return -1, 0, 0, False
+                    cx[nx, 0] = t0
+                    cx[nx, 1] = i
+                    cx[nx, 2] = n
+                    nx += 1
+            n += 1
+        i = _ws(b, i, e)
+        if i == e:
+            return n, r, nx, anyf
+        if b[i] != 44:
+            return -1, 0, 0, False
+        i = _ws(b, i + 1, e)
+        if i == e:
+            return -1, 0, 0, False
+
+
+def _compiled(buf: bytes, a: int, e: int, *, matrix: bool, as_int: bool, size: int, rows: int):
+    """(values, row lengths, any float token) of ``buf[a:e]`` by :func:`_scan`, or None (the
+    caller uses the orjson path: the same values, more slowly)."""
+    if not COMPILED:
+        return None
+    b = np.frombuffer(buf, dtype=np.uint8)
+    fv = np.empty(0 if as_int else size)
+    iv = np.empty(size if as_int else 0, dtype=np.int64)
+    lens = np.empty(rows, dtype=np.int64)
+    cx = np.empty((min(size, 1 << 20), 3), dtype=np.int64)
+    n, r, nx, anyf = _scan(b, a, e, matrix, as_int, fv, iv, lens, cx, _POW10_F)
+    if n < 0 or n != size or r != rows:
+        return None
+    for t0, t1, at in cx[:nx].tolist():
+        x = float(buf[t0:t1])            # what json.loads does with the token (float, or int -> float)
+        if not math.isfinite(x):
+            return None                  # json.loads' int would not convert: its path says so
+        fv[at] = x
+    return (iv if as_int else fv), lens, anyf
+
+
 # -- matrices (IOPDDL) ----------------------------------------------------------------------------
 def _matrix_blocks(buf: bytes, cut: _Cut) -> Iterator[list]:
     """The rows of a matrix, as Python lists, one block (about BLOCK_BYTES of text) at a time."""
@@ -231,9 +438,16 @@ def _read_matrix(buf: bytes, cut: _Cut, kind: str) -> _Matrix:
     "pairs": Python ints (not bool) by ``np.fromiter(..., int64)``; "interval": as
     ``np.asarray(rows, dtype=float64)``."""
     r = cut.row_open.size
-    lengths = np.empty(r, dtype=np.int64)
     # exact when every row is non-empty: commas inside the matrix = values - 1
     guess = buf.count(b",", cut.start, cut.end + 1) + 1 if r else 0
+    fast = _compiled(buf, cut.start + 1, cut.end, matrix=True, as_int=kind == "pairs", size=guess, rows=r)
+    if fast is not None:     # the compiled scan: the same values, no Python number made
+        cut.used = True
+        values, lengths, _ = fast
+        if kind == "interval" and not np.all(lengths == 2):
+            raise _Fallback("an interval is no pair")
+        return _Matrix(lengths, None, values) if kind == "pairs" else _Matrix(lengths, values, None)
+    lengths = np.empty(r, dtype=np.int64)
     values = np.empty(guess, dtype=np.int64 if kind == "pairs" else np.float64)
     at_row = at = 0
     for rows in _matrix_blocks(buf, cut):
@@ -349,6 +563,14 @@ def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
     other contents fall back."""
     cut.used = True
     a, b = cut.start + 1, cut.end
+    size = buf.count(b",", a, b) + 1
+    fast = _compiled(buf, a, b, matrix=False, as_int=False, size=size, rows=0)
+    if fast is not None:     # the compiled scan: the same values, no Python number made
+        if fast[2]:          # a float among them: the list is float64
+            return fast[0]
+        fast = _compiled(buf, a, b, matrix=False, as_int=True, size=size, rows=0)
+        if fast is not None:
+            return fast[0]
     out = None
     at, pos = 0, a
     while pos < b:
