@@ -19,9 +19,6 @@ MUTATIONS = [
     # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
     # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
     # a feature or the information a past-only policy may see broken
-    M("imp-iopddl-inclusive-end", "intra-op", "importer", PP + "intra_op/generate.py",
-      "end=iv[:, 1].astype(np.int64), edge_u=eu", "end=iv[:, 1].astype(np.int64) + 1, edge_u=eu",
-      "IOPDDL interval ends read as inclusive"),
     # the block-wise readers (iopddl_io.py; killed by tests/intra_op/test_fast_io.py): a matrix's
     # last row lost (every file falls back to json.loads: the "fast path ran" assertions), an
     # edge's two nodes swapped (a wrong instance the fallback cannot hide), a flat list's count
@@ -46,4 +43,7 @@ MUTATIONS = [
     M("iopddl-compiled-fast-case", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
       "    if not ovf and sig <= 15 and -22 <= k <= 22:", "    if not ovf and -22 <= k <= 22:",
       "the compiled scan's exact case taken for up to 19 significant digits (not correctly rounded)"),
+    M("imp-iopddl-inclusive-end", "intra-op", "importer", PP + "intra_op/generate.py",
+      "end=iv[:, 1].astype(np.int64), edge_u=eu", "end=iv[:, 1].astype(np.int64) + 1, edge_u=eu",
+      "IOPDDL interval ends read as inclusive"),
 ]
