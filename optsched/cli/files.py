@@ -33,8 +33,13 @@ def _looks_like_instance(data) -> bool:
 def _load_instance(prob, path, sidecar: bool = True):
     """The problem's instance in ``path`` (from its ``.npz`` sidecar when one exists and
     ``sidecar``); a result record there is named as such (exit 2)."""
-    from ..core.sidecar import read_json_data
+    from ..core.sidecar import read_json_data, sidecar_path
 
+    if not (sidecar and sidecar_path(path).exists()):
+        fast = getattr(prob.instance_type, "load_fast", None)   # None, or None back: the generic reader
+        inst = fast(path) if fast is not None else None
+        if inst is not None:
+            return inst
     data = read_json_data(path, prob.name, sidecar=sidecar)
     if _looks_like_result(data):
         raise InvalidInstanceError(prob.name, "(file)", f"{path} is a result record (method "
@@ -59,10 +64,14 @@ def _load_result(path: str, problem: str):
 
 def _sync_sidecar(output, data, write: bool, problem: str) -> None:
     """Write the ``.npz`` sidecar of the JSON just written (``--sidecar``), else remove a stale one.
-    A sidecar that cannot be written takes the JSON file with it: the command leaves nothing."""
+    A sidecar that cannot be written takes the JSON file with it: the command leaves nothing.
+    ``data`` may be a function making the JSON data, called only when a sidecar is written (an
+    instance's data as Python lists can be several times its arrays' size)."""
     from ..core.atomic import OutputError
     from ..core.sidecar import sync_sidecar
 
+    if callable(data):
+        data = data() if write and output not in (None, "-") else None
     try:
         sync_sidecar(output, data, write=write, problem=problem)
     except OutputError:
@@ -79,6 +88,21 @@ def _write(text: str, output: str | None) -> None:
         print(text)
     else:
         write_text(output, text + "\n")
+
+
+def _write_instance(inst, output: str | None) -> None:
+    """An instance as indented JSON, printed or written atomically to ``output`` piece by piece
+    (``json_chunks``: a type with very large arrays never holds its whole text)."""
+    from ..core.atomic import atomic_open
+
+    chunks = getattr(inst, "json_chunks", None)
+    if output in (None, "-") or chunks is None:
+        _write(inst.dumps(indent=1), output)
+        return
+    with atomic_open(output, "w") as fh:
+        for piece in chunks(indent=1):
+            fh.write(piece)
+        fh.write("\n")
 
 
 def _fmt(value) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.errors import InvalidOptionError, UnknownNameError
 from .args import _coerce, _extra_options
 from .exits import EXIT_OK
-from .files import _check_output, _importers, _load_instance, _load_result, _sync_sidecar, _write
+from .files import _check_output, _importers, _load_instance, _load_result, _sync_sidecar, _write, _write_instance
 
 
 def cmd_generate(args, extra) -> int:
@@ -16,8 +16,8 @@ def cmd_generate(args, extra) -> int:
     options = _coerce(_extra_options(extra, "generator options"), prob.generator_options, prob.name,
                       "generator option")
     inst = optsched.generate(args.problem, seed=args.seed, preset=args.preset, **options)
-    _write(inst.dumps(indent=1), args.output)
-    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
+    _write_instance(inst, args.output)
+    _sync_sidecar(args.output, inst.to_json, args.sidecar, prob.name)
     return EXIT_OK
 
 
@@ -35,8 +35,8 @@ def cmd_import(args) -> int:
             raise InvalidOptionError(prob.name, "--batch-size", f"format {args.format!r} takes no batch size")
         kwargs["batch_size"] = args.batch_size
     inst = loader(args.file, **kwargs)
-    _write(inst.dumps(indent=1), args.output)
-    _sync_sidecar(args.output, inst.to_json(), args.sidecar, prob.name)
+    _write_instance(inst, args.output)
+    _sync_sidecar(args.output, inst.to_json, args.sidecar, prob.name)
     return EXIT_OK
 
 

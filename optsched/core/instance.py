@@ -40,7 +40,7 @@ import math
 import types
 import typing
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Iterator, Literal, Union
 
 from .errors import InvalidInstanceError
 from .jsonfile import COMPACT_ABOVE, _orjson, _size_hint, canonical_json, load_json_file
@@ -230,6 +230,11 @@ class Instance(Record):
     def dumps(self, indent: int | None = None) -> str:
         return json.dumps(self.to_json(), indent=indent, allow_nan=False)
 
+    def json_chunks(self, indent: int | None = None) -> Iterator[str]:
+        """The text of :meth:`dumps` in pieces, which the command line writes one by one: a hook for
+        types with very large arrays (this default is the whole text at once)."""
+        yield self.dumps(indent)
+
     def save(self, path: str | Path, *, sidecar: bool = False) -> None:
         """Write the instance as JSON (indented for small instances; compact, through orjson when
         installed, beyond :data:`COMPACT_ABOVE` characters of data). ``sidecar=True`` also writes
@@ -272,10 +277,23 @@ class Instance(Record):
     def load(cls, path: str | Path, *, sidecar: bool = True) -> "Instance":
         """Read an instance file; from its binary sidecar ``<path>.npz`` when there is one that
         belongs to it (``sidecar=False``: always parse the JSON). The same data, conversion and
-        validation either way (:func:`optsched.core.sidecar.read_json_data`)."""
-        from .sidecar import read_json_data
+        validation either way (:func:`optsched.core.sidecar.read_json_data`); without a sidecar,
+        through the type's own reader first (:meth:`load_fast`)."""
+        from .sidecar import read_json_data, sidecar_path
 
+        if not (sidecar and sidecar_path(path).exists()):
+            inst = cls.load_fast(path)
+            if inst is not None:
+                return inst
         return cls.from_json(read_json_data(path, cls.problem, sidecar=sidecar))
+
+    @classmethod
+    def load_fast(cls, path: str | Path) -> "Instance | None":
+        """A hook for instance types with very large files: the instance in the JSON file ``path``
+        read by the type's own faster reader, or None to use the generic one (this default). It
+        must give the instance the generic reader gives, and leave every file it does not fully
+        handle (invalid input included) to the generic reader, whose errors name the field."""
+        return None
 
     def sha256(self) -> str:
         """SHA-256 of the canonical JSON of the instance (what results record); computed once per

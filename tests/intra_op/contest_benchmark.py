@@ -21,10 +21,15 @@ winner's solver built at ``$PEER``::
 
     python tests/intra_op/contest_benchmark.py A M S --peer "$PEER/iopddl {json} {timeout} -j 2 -q"
 
-``--cli`` times optsched through its command line instead (``optsched import iopddl`` once,
-untimed, then ``optsched solve intra-op FILE --time-limit T`` as a fresh process: the whole
-command's wall time, interpreter start and reading included, which is what ``--time-limit``
-bounds).
+``--cli`` times optsched through its command line instead (``optsched import iopddl`` once, its
+wall time and peak memory reported, then ``optsched solve intra-op FILE --time-limit T`` as a
+fresh process: the whole command's wall time, interpreter start and reading included, which is
+what ``--time-limit`` bounds). ``--file PATH`` runs any IOPDDL file the same way with the time-out
+``--limit`` (default 300 s), e.g. the synthetic 3-D-mesh-sized file of
+``tests/intra_op/big_instance.py``::
+
+    python tests/intra_op/big_instance.py /tmp/big.json
+    python tests/intra_op/contest_benchmark.py --cli --file /tmp/big.json --limit 300
 """
 
 from __future__ import annotations
@@ -63,8 +68,20 @@ print(json.dumps({"status": r.status, "cost": r.objective, "bound": r.bound, "ga
 
 
 def _path(letter: str) -> str:
+    """A contest instance's letter, or any IOPDDL file's path (``--file``)."""
+    if os.path.isfile(letter):
+        return letter
     base = os.environ.get("OPTSCHED_DATA_DIR", "")
     return os.path.join(base, "iopddl", f"asplos-2025-iopddl-{letter}.json.gz")
+
+
+def _timed(cmd: list[str], env: dict) -> tuple[int, float, float, str]:
+    """Run ``cmd``: (exit status, wall seconds, the child's own peak RSS in MB, its stderr)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
+    return os.waitstatus_to_exitcode(status), time.perf_counter() - t, usage.ru_maxrss / 1024, err
 
 
 def run_optsched(letter: str, method: str, limit: float) -> dict:
@@ -76,29 +93,29 @@ def run_optsched(letter: str, method: str, limit: float) -> dict:
 
 
 def run_cli(letter: str, limit: float, workdir: str) -> dict:
-    """``optsched solve intra-op FILE --time-limit T`` as its own process (the file imported
-    beforehand, untimed); the wall time is the whole command's."""
-    inst_path = os.path.join(workdir, f"{letter}.json")
-    out_path = os.path.join(workdir, f"{letter}.result.json")
+    """``optsched import iopddl FILE -o inst.json`` (once; its wall time and peak memory are
+    reported when this run made it), then ``optsched solve intra-op inst.json --time-limit T`` as
+    its own process; the wall time is the whole command's."""
+    stem = os.path.basename(letter).removesuffix(".gz").removesuffix(".json")
+    inst_path = os.path.join(workdir, f"{stem}.json")
+    out_path = os.path.join(workdir, f"{stem}.result.json")
     env = dict(os.environ)
+    row = {}
     if not os.path.exists(inst_path):
-        subprocess.run([sys.executable, "-m", "optsched.cli", "import", "iopddl", _path(letter), "-o", inst_path],
-                       check=True, capture_output=True, env=env)
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "optsched.cli", "solve", "intra-op", inst_path, "--time-limit",
-                             str(limit), "-o", out_path, "--quiet"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env)
-    err = proc.stderr.read().decode(errors="replace")
-    _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
-    wall = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        return {"error": (err.strip().splitlines() or [f"exit {proc.returncode}"])[-1], "cli_wall_s": wall}
+        code, wall, rss, err = _timed([sys.executable, "-m", "optsched.cli", "import", "iopddl", _path(letter),
+                                       "-o", inst_path], env)
+        if code != 0:
+            return {"error": (err.strip().splitlines() or [f"import: exit {code}"])[-1]}
+        row.update(import_wall_s=wall, import_peak_rss_mb=rss)
+    code, wall, rss, err = _timed([sys.executable, "-m", "optsched.cli", "solve", "intra-op", inst_path,
+                                   "--time-limit", str(limit), "-o", out_path, "--quiet"], env)
+    if code != 0:
+        return {**row, "error": (err.strip().splitlines() or [f"exit {code}"])[-1], "cli_wall_s": wall}
     with open(out_path) as fh:
         r = json.load(fh)
-    return {"status": r["status"], "cost": r["objective"], "bound": r.get("bound"), "gap": r.get("gap"),
+    return {**row, "status": r["status"], "cost": r["objective"], "bound": r.get("bound"), "gap": r.get("gap"),
             "solve_wall_s": r.get("wall_s"), "cli_wall_s": wall, "cli_wall_over_limit": wall / limit,
-            "peak_rss_mb": usage.ru_maxrss / 1024,
+            "peak_rss_mb": rss,
             "bound_source": r["stats"].get("bound_source"), "found_by": r["stats"].get("found_by"),
             "stages": r["stats"].get("stages")}
 
@@ -129,7 +146,11 @@ def run_peer(template: str, letter: str, limit: float) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("instances", nargs="*", default=["A", "B", "G", "M", "S"])
+    ap.add_argument("instances", nargs="*", default=None)
+    ap.add_argument("--file", action="append", default=[],
+                    help="any IOPDDL file (.json or .json.gz; e.g. from tests/intra_op/big_instance.py), "
+                         "solved with the time-out --limit")
+    ap.add_argument("--limit", type=float, default=300.0, help="--file's time-out in seconds (default: U-Y's 300)")
     ap.add_argument("--method", default="anytime")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every time-out (e.g. 0.25 for a smoke run)")
     ap.add_argument("--peer", default=os.environ.get("OPTSCHED_PEER"),
@@ -143,8 +164,10 @@ def main(argv=None) -> int:
 
     workdir = args.workdir or tempfile.mkdtemp(prefix="iopddl-bench-")
     os.makedirs(workdir, exist_ok=True)
-    for letter in args.instances:
-        limit = timeout_s(letter) * args.scale
+    if args.instances is None:
+        args.instances = [] if args.file else ["A", "B", "G", "M", "S"]
+    for letter in [*args.instances, *args.file]:
+        limit = (args.limit if os.path.isfile(letter) else timeout_s(letter)) * args.scale
         row = {"instance": letter, "time_limit_s": limit, "load_avg_1m": os.getloadavg()[0]}
         row.update(run_cli(letter, limit, workdir) if args.cli else run_optsched(letter, args.method, limit))
         row["load_avg_1m_after"] = os.getloadavg()[0]

@@ -19,6 +19,30 @@ MUTATIONS = [
     # importers: a unit, a direction, an id order, an interval end, a column, a row order read wrong
     # (killed by tests/<problem>/test_import_handcomputed*.py); learned policies: the training signal,
     # a feature or the information a past-only policy may see broken
+    # the block-wise readers (iopddl_io.py; killed by tests/intra_op/test_fast_io.py): a matrix's
+    # last row lost (every file falls back to json.loads: the "fast path ran" assertions), an
+    # edge's two nodes swapped (a wrong instance the fallback cannot hide), a flat list's count
+    M("iopddl-fast-row-bounds", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "cuts.append(_Cut(int(pos[a]), int(pos[b]), pos[a + 1:b:2], pos[a + 2:b:2]))",
+      "cuts.append(_Cut(int(pos[a]), int(pos[b]), pos[a + 1:b - 2:2], pos[a + 2:b - 2:2]))",
+      "the block-wise IOPDDL reader drops a matrix's last row (off by one in the row bounds)"),
+    M("iopddl-fast-edge-order", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "eu, ev = pairs.ints[0::2].copy(), pairs.ints[1::2].copy()",
+      "ev, eu = pairs.ints[0::2].copy(), pairs.ints[1::2].copy()",
+      "the block-wise IOPDDL reader swaps each edge's two nodes"),
+    M("stored-fast-mixed-types", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "            if out.dtype == np.int64:\n                out = out.astype(np.float64)\n            arr = arr.astype(np.float64)",
+      "            arr = arr.astype(out.dtype)",
+      "the block-wise stored reader types a list mixing ints and floats by its first block"),
+    M("iopddl-fast-unread-lists", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "    if not all(c.used for c in cuts):", "    if False:",
+      "a list the block-wise readers cut out but do not use (a repeated or unknown key) goes unchecked"),
+    M("iopddl-compiled-int", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "        if isf or ovf:\n            return i, -1, isf, 0.0, 0", "        if ovf:\n            return i, -1, isf, 0.0, 0",
+      "the compiled scan reads a float where a JSON integer is required (a node index 1.0)"),
+    M("iopddl-compiled-fast-case", "intra-op", "importer", PP + "intra_op/iopddl_io.py",
+      "    if not ovf and sig <= 15 and -22 <= k <= 22:", "    if not ovf and -22 <= k <= 22:",
+      "the compiled scan's exact case taken for up to 19 significant digits (not correctly rounded)"),
     M("imp-iopddl-inclusive-end", "intra-op", "importer", PP + "intra_op/generate.py",
       "end=iv[:, 1].astype(np.int64), edge_u=eu", "end=iv[:, 1].astype(np.int64) + 1, edge_u=eu",
       "IOPDDL interval ends read as inclusive"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -61,7 +62,32 @@ _ARRAYS = {  # field -> (dtype, rule)
 }
 
 
+#: every array an instance holds (read-only), by id: another instance made from it (``dataclasses.replace``,
+#: a priced copy) shares it instead of copying it (a 10^8-entry edge-cost array is 0.8 GB a copy)
+_HELD: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
+
+
+class _Adopt:
+    """An array handed over by a reader that keeps no other reference to it (a fresh 1-D array):
+    the instance takes it, made read-only, instead of copying it (a 10^8-entry array is 0.8 GB)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+
 def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
+    if type(value) is _Adopt:
+        arr = value.array
+        if arr.dtype == dtype and arr.ndim == 1 and arr.flags.c_contiguous and arr.base is None:
+            arr.setflags(write=False)
+            _HELD[id(arr)] = arr
+            return arr
+        value = arr
+    if type(value) is np.ndarray and _HELD.get(id(value)) is value and value.dtype == dtype \
+            and not value.flags.writeable:
+        return value    # another instance's read-only array: shared
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
         raise InvalidInstanceError(problem, name, "must be a list of numbers", type(value).__name__)
     try:
@@ -77,6 +103,7 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
             raise InvalidInstanceError(problem, name, "must hold integers")
     arr = np.array(raw, dtype=dtype, copy=True)
     arr.setflags(write=False)
+    _HELD[id(arr)] = arr
     return arr
 
 
@@ -196,12 +223,64 @@ class IntraOpInstance(Instance):
 
     def dumps(self, indent: int | None = None) -> str:
         """JSON text; with ``indent`` one field per line (arrays stay on their line: a per-number
-        indent of a 6-million-entry array would take the pure-Python encoder minutes)."""
-        data = self.to_json()
-        if indent is None:
-            return json.dumps(data, allow_nan=False)
-        lines = [f"{json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
-        return "{\n" + ",\n".join(" " * indent + line for line in lines) + "\n}"
+        indent of a 6-million-entry array would take the pure-Python encoder minutes). The arrays
+        are written by ``orjson`` straight from numpy when it is installed (no Python float per
+        entry: a 10^8-entry instance in seconds) [ours]; ``json.loads`` reads back the same values."""
+        return "".join(self.json_chunks(indent))
+
+    def json_chunks(self, indent: int | None = None):
+        """The text of :meth:`dumps` in pieces of at most a few MB (how the command line writes a
+        large instance to a file without holding its whole text)."""
+        data = {"format_version": self.format_version, "problem": self.problem, **self._scalars()}
+        order = ["format_version", "problem", *_ARRAYS, *list(data)[2:]]
+        sep = ", " if indent is None else ",\n" + " " * indent
+        yield "{" if indent is None else "{\n" + " " * indent
+        for i, key in enumerate(order):
+            yield (sep if i else "") + json.dumps(key) + ": "
+            if key in _ARRAYS:
+                yield from _array_json(getattr(self, key))
+            else:
+                yield json.dumps(data[key], allow_nan=False)
+        yield "}" if indent is None else "\n}"
+
+    def save(self, path, *, sidecar: bool = False) -> None:
+        """Write the instance as JSON (:meth:`json_chunks`, piece by piece: no Python number per
+        array entry); ``sidecar=True`` as :meth:`Instance.save` (the sidecar's encoder needs the
+        lists)."""
+        if sidecar:
+            return super().save(path, sidecar=True)
+        from optsched.core.atomic import atomic_open
+        from optsched.core.sidecar import sidecar_path
+
+        with atomic_open(path, "w") as fh:
+            for piece in self.json_chunks(indent=1):
+                fh.write(piece)
+            fh.write("\n")
+        sidecar_path(path).unlink(missing_ok=True)   # a stale sidecar would no longer match
+        return None
+
+    def _scalars(self) -> dict:
+        return {"usage_limit": self.usage_limit, "labels": list(self.labels), "name": self.name,
+                "provenance": self.provenance}
+
+    @classmethod
+    def load_fast(cls, path) -> "IntraOpInstance | None":
+        """The instance in a stored JSON file, read block-wise (:func:`.iopddl_io.read_stored_fast`:
+        the same data as ``json.loads`` gives, long lists as numpy arrays, then :meth:`from_json`);
+        None when the fast path does not handle the file (a result record, another layout): the
+        caller reads it the generic way, which names what is wrong [ours]."""
+        from pathlib import Path
+
+        from optsched.core.textfile import read_raw
+
+        from .iopddl_io import read_stored_fast
+
+        if not Path(path).is_file():   # a pipe is read once, by the generic reader
+            return None
+        data = read_stored_fast(read_raw(path, cls.problem), _ARRAYS, _Adopt)
+        if data is None or "format_version" not in data or "method" in data:
+            return None
+        return cls.from_json(data)
 
     def __eq__(self, other) -> bool:
         if type(other) is not type(self):
@@ -214,19 +293,25 @@ class IntraOpInstance(Instance):
 
     def sha256(self) -> str:
         """The core's instance hash (SHA-256 of the canonical JSON,
-        :func:`optsched.core.instance.canonical_json`), the same bytes built faster [ours]: each
-        array's distinct values are formatted once (``np.unique``) and spread by index, instead
-        of formatting millions of floats one by one (A: 1.9 s -> 0.6 s). Arrays the shortcut
-        cannot render byte for byte (a non-finite value, a negative zero) take the generic path;
-        tests compare both on generated and imported instances."""
+        :func:`optsched.core.instance.canonical_json`), the same bytes built faster [ours]: the
+        arrays' text is made block by block (:func:`.iopddl_io.array_json_chunks`: integers and
+        integral floats by compiled integer formatting, other floats by ``repr`` of their distinct
+        values) and fed to the hash as it is made, never one giant string (A: 1.9 s -> 0.3 s).
+        Arrays the shortcut cannot render byte for byte (a non-finite value, a negative zero)
+        take the generic path; tests compare both on generated and imported instances."""
         import hashlib
+
+        from .iopddl_io import NotCanonical
 
         cached = self.__dict__.get("_sha256")
         if cached is None:
-            text = _canonical_text(self)
-            if text is None:
+            h = hashlib.sha256()
+            try:
+                for piece in _canonical_chunks(self):
+                    h.update(piece)
+            except NotCanonical:
                 return super().sha256()
-            cached = hashlib.sha256(text.encode()).hexdigest()
+            cached = h.hexdigest()
             object.__setattr__(self, "_sha256", cached)
         return cached
 
@@ -313,37 +398,45 @@ def peak_usage(instance: IntraOpInstance, s: np.ndarray) -> float:
     return float(prof.max()) if prof.size else 0.0
 
 
-def _array_text(arr: np.ndarray) -> str | None:
-    """``json.dumps(arr.tolist())`` without spaces, built from the distinct values; None when the
-    shortcut would not give the same bytes (a non-finite float, a negative zero)."""
-    if arr.size == 0:
-        return "[]"
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any((arr == 0) & np.signbit(arr)):
-            return None
-        fmt = float.__repr__   # what the json encoder writes for a float
-    else:
-        fmt = int.__repr__
-    values, where = np.unique(arr, return_inverse=True)
-    text = np.array([fmt(v) for v in values.tolist()], dtype=object)
-    return "[" + ",".join(text[where.ravel()].tolist()) + "]"
+def _array_json(arr: np.ndarray, block: int = 1 << 21):
+    """An array as JSON text in pieces (``orjson`` from numpy when installed, else ``json.dumps``)."""
+    from optsched.core.jsonfile import _orjson
+
+    orjson = _orjson()
+    if orjson is None or not arr.size:
+        yield json.dumps(arr.tolist(), allow_nan=False)
+        return
+    yield "["
+    for a in range(0, arr.size, block):
+        text = orjson.dumps(np.ascontiguousarray(arr[a:a + block]), option=orjson.OPT_SERIALIZE_NUMPY)
+        yield ("," if a else "") + text[1:-1].decode()
+    yield "]"
+
+
+def _canonical_chunks(inst: IntraOpInstance):
+    """The canonical JSON of ``inst.to_json()`` (sorted keys, no spaces) as a sequence of bytes;
+    :class:`.iopddl_io.NotCanonical` where the block-wise array text cannot be exact."""
+    from .iopddl_io import array_json_chunks
+
+    data = {"format_version": inst.format_version, "problem": inst.problem, **inst._scalars()}
+    yield b"{"
+    for i, key in enumerate(sorted([*data, *_ARRAYS])):
+        yield (b"," if i else b"") + json.dumps(key).encode() + b":"
+        if key in _ARRAYS:
+            yield from array_json_chunks(getattr(inst, key))
+        else:
+            yield json.dumps(data[key], sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+    yield b"}"
 
 
 def _canonical_text(inst: IntraOpInstance) -> str | None:
-    """The canonical JSON of ``inst.to_json()`` (sorted keys, no spaces), or None (see above)."""
-    parts = []
-    data = {"format_version": inst.format_version, "problem": inst.problem,
-            "usage_limit": inst.usage_limit, "labels": list(inst.labels), "name": inst.name,
-            "provenance": inst.provenance}
-    for key in sorted([*data, *_ARRAYS]):
-        if key in _ARRAYS:
-            value = _array_text(getattr(inst, key))
-            if value is None:
-                return None
-        else:
-            value = json.dumps(data[key], sort_keys=True, separators=(",", ":"), allow_nan=False)
-        parts.append(json.dumps(key) + ":" + value)
-    return "{" + ",".join(parts) + "}"
+    """The canonical JSON of ``inst.to_json()`` as one string, or None (see above)."""
+    from .iopddl_io import NotCanonical
+
+    try:
+        return b"".join(_canonical_chunks(inst)).decode()
+    except NotCanonical:
+        return None
 
 
 def plan_cost(instance: IntraOpInstance, s: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
