@@ -56,5 +56,8 @@ MUTATIONS = [
     M("intra-mix-flat", "intra-op", "step", PP + "intra_op/anytime.py",
       "w[n] = 1.0 if r is None or top <= 0 else max(self.floor, r / top)", "w[n] = 1.0",
       "the LNS's rounds shared equally whatever each family gains"),
+    M("intra-bound-negative-edges", "intra-op", "bound", PP + "intra_op/kernels.py",
+      "        val += m\n    return val", "        val += max(m, 0.0)\n    return val",
+      "the reparametrized bound drops the edges' negative minima (a bound above the optimum)"),
 ]
-FAST = ["tests/intra_op/test_binding_regions.py"]
+FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py"]

@@ -127,3 +127,51 @@ def test_polish_to_a_fixed_point_beats_one_pass():
     _polish(many, {"polish_sweeps": 10})
     assert plan_cost(inst, many.s)[0] == 0.0  # all at strategy 1
     assert plan_cost(inst, one.s)[0] > 0.0
+
+
+def _core_with_edges(seed: int):
+    from optsched.problems.intra_op.dual import Core, priced_instance
+    from optsched.problems.intra_op.elimination import eliminate
+    from optsched.problems.intra_op.structure import structure
+
+    for nodes in (9, 10, 11, 12):
+        inst = generate(seed, graph="random", nodes=nodes, strategies=3)
+        el = eliminate(priced_instance(inst, structure(inst), None))
+        if el.edges:
+            return el, Core(el)
+    pytest.skip("no generated instance with a core")  # pragma: no cover - the seeds below have cores
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_compiled_reparametrized_bound_is_its_definition_and_below_the_core_minimum(seed):
+    """Core.bound (compiled) equals ``sum_v min (theta + phi) + sum_e min (E - phi_a - phi_b)``
+    written out in numpy, for random phi (negative edge minima included), and never exceeds
+    the core's minimum found by enumeration. Tolerance: float summation order only (1e-9
+    relative)."""
+    import itertools
+
+    el, core = _core_with_edges(seed)
+    rng = np.random.default_rng(seed)
+    core.phi_a = rng.normal(0, 20, core.phi_a.size)
+    core.phi_b = rng.normal(0, 20, core.phi_b.size)
+    th = core.theta.copy()
+    for e in range(len(core.keys)):
+        a, b = core.ea[e], core.eb[e]
+        th[core.noff[a]:core.noff[a + 1]] += core.phi_a[core.aoff[e]:core.aoff[e + 1]]
+        th[core.noff[b]:core.noff[b + 1]] += core.phi_b[core.boff[e]:core.boff[e + 1]]
+    want = sum(th[core.noff[v]:core.noff[v + 1]].min() for v in range(core.nodes.size))
+    edge_minima = []
+    for e in range(len(core.keys)):
+        ka, kb = core.k[core.ea[e]], core.k[core.eb[e]]
+        mat = core.E[core.eoff[e]:core.eoff[e + 1]].reshape(ka, kb)
+        mat = mat - core.phi_a[core.aoff[e]:core.aoff[e + 1]][:, None] - core.phi_b[core.boff[e]:core.boff[e + 1]][None, :]
+        edge_minima.append(mat.min())
+    want += sum(edge_minima)
+    assert min(edge_minima) < 0, "the test needs a negative edge minimum"
+    got = core.bound()
+    assert got == pytest.approx(want, rel=1e-9)
+    nodes = [int(v) for v in core.nodes]
+    if np.prod([len(el.unary[v]) for v in nodes]) <= 200_000:
+        best = min(el.core_value(dict(zip(nodes, combo)))
+                   for combo in itertools.product(*[range(len(el.unary[v])) for v in nodes]))
+        assert got <= best + 1e-9 * abs(best)

@@ -15,7 +15,8 @@ plan costs less, whatever the quality of the search that produced the multiplier
   ``min >= sum_v min_s theta_v^phi(s) + sum_e min_{s,t} theta_e^phi(s,t)`` (the dual of the
   local-polytope LP). ``phi`` is improved by damped min-sum diffusion [reconstruction: Schlesinger's
   diffusion / Werner 2007, "A linear programming approach to max-sum problem", run here on all
-  nodes at once with damping, vectorised over flat arrays]; the best value seen is kept.
+  nodes at once with damping, compiled loops over the flat edge-cost array]; the best value seen
+  is kept.
 
 Forbidden entries (cost >= 1e15) enter at the finite working penalty of
 :func:`.state.working_costs`, which is lower than the true (infinite) cost: a relaxation, so the
@@ -64,7 +65,11 @@ class Core:
     """The elimination core as flat arrays, with a reparametrization ``phi`` and diffusion.
 
     Nodes: the core's nodes (with their unary costs, after the eliminations). Edges: the core
-    edges ``(a, b)`` with ``k_a x k_b`` matrices stored row-major in one flat array."""
+    edges ``(a, b)`` with ``k_a x k_b`` matrices stored row-major in one flat array ``E``. Per
+    edge, ``phi_a`` holds one entry per strategy of its tail and ``phi_b`` one per strategy of its
+    head (offsets ``aoff`` / ``boff``). The diffusion and the bound are compiled loops over ``E``
+    (:mod:`.kernels`): besides ``E`` nothing of its size is held or allocated (on a file with
+    1.45e8 edge-cost entries the earlier numpy form held five index arrays of that size)."""
 
     def __init__(self, el: Elimination):
         self.el = el
@@ -74,91 +79,67 @@ class Core:
         k = np.array([len(el.unary[v]) for v in nodes], dtype=np.int64)
         self.k = k
         self.noff = np.concatenate([[0], np.cumsum(k)]).astype(np.int64)
-        self.theta = np.concatenate([el.unary[v] for v in nodes]) if nodes else np.zeros(0)
+        self.theta = np.concatenate([el.unary[v] for v in nodes]).astype(float) if nodes else np.zeros(0)
         keys = list(el.edges)
         self.keys = keys
-        ea = np.array([pos[a] for a, b in keys], dtype=np.int64)
-        eb = np.array([pos[b] for a, b in keys], dtype=np.int64)
-        self.ea, self.eb = ea, eb
-        m = len(keys)
-        ka, kb = k[ea], k[eb]
-        size = ka * kb
-        self.E = np.concatenate([el.edges[key].ravel() for key in keys]) if m else np.zeros(0)
-        self.eoff = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
-        eid = np.repeat(np.arange(m, dtype=np.int32 if m < 2**31 else np.int64), size)
-        local = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(self.eoff[:-1], size)
-        s = local // np.repeat(kb, size)
-        t = local - s * np.repeat(kb, size)
-        # edge-end ids: tail ends (e, s) in [0, A), head ends (e, t) in [0, B)
+        self.ea = np.array([pos[a] for a, b in keys], dtype=np.int64)
+        self.eb = np.array([pos[b] for a, b in keys], dtype=np.int64)
+        ka, kb = k[self.ea], k[self.eb]
+        self.E = np.concatenate([el.edges[key].ravel() for key in keys]).astype(float) if keys else np.zeros(0)
+        self.eoff = np.concatenate([[0], np.cumsum(ka * kb)]).astype(np.int64)
         self.aoff = np.concatenate([[0], np.cumsum(ka)]).astype(np.int64)
         self.boff = np.concatenate([[0], np.cumsum(kb)]).astype(np.int64)
-        self.rowid = (self.aoff[:-1][eid] + s) if m else np.zeros(0, np.int64)
-        self.colid = (self.boff[:-1][eid] + t) if m else np.zeros(0, np.int64)
-        # row segments are contiguous (row-major); columns through a permutation
-        self.row_starts = (self.eoff[:-1][np.repeat(np.arange(m), ka)]
-                           + (np.arange(int(ka.sum())) - np.repeat(self.aoff[:-1], ka)) * np.repeat(kb, ka)) \
-            if m else np.zeros(0, np.int64)
-        self.col_perm = np.lexsort((s, self.colid)) if m else np.zeros(0, np.int64)
-        self.col_starts = np.searchsorted(self.colid[self.col_perm], np.arange(int(kb.sum()))) if m \
-            else np.zeros(0, np.int64)
-        # node strategy of each edge end
-        self.a_node = (self.noff[ea][np.repeat(np.arange(m), ka)] + np.arange(int(ka.sum()))
-                       - np.repeat(self.aoff[:-1], ka)) if m else np.zeros(0, np.int64)
-        self.b_node = (self.noff[eb][np.repeat(np.arange(m), kb)] + np.arange(int(kb.sum()))
-                       - np.repeat(self.boff[:-1], kb)) if m else np.zeros(0, np.int64)
-        # int32 indices when they fit: half the memory of the per-entry index arrays
-        idx = np.int32 if self.eoff[-1] < 2**31 - 1 else np.int64
-        self.rowid, self.colid = self.rowid.astype(idx), self.colid.astype(idx)
-        self.row_starts, self.col_perm = self.row_starts.astype(np.int64), self.col_perm.astype(idx)
-        self.deg = np.bincount(np.concatenate([ea, eb]), minlength=len(nodes)).astype(float)
+        self.deg = np.bincount(np.concatenate([self.ea, self.eb]), minlength=len(nodes)).astype(float)
         self.phi_a = np.zeros(int(ka.sum()))
         self.phi_b = np.zeros(int(kb.sum()))
-        self.entries = int(size.sum())
+        self.entries = int(self.E.size)
 
     def set_costs(self, el: Elimination) -> None:
         """New unary and edge costs of the same core structure (keeps ``phi``: a warm start)."""
         self.el = el
-        self.theta = np.concatenate([el.unary[int(v)] for v in self.nodes]) if self.nodes.size else np.zeros(0)
+        self.theta = np.concatenate([el.unary[int(v)] for v in self.nodes]).astype(float) if self.nodes.size \
+            else np.zeros(0)
         if self.keys:
-            self.E = np.concatenate([el.edges[key].ravel() for key in self.keys])
+            self.E = np.concatenate([el.edges[key].ravel() for key in self.keys]).astype(float)
+
+    def _phi(self) -> tuple[np.ndarray, np.ndarray]:
+        # the kernels need contiguous float arrays (a caller may have assigned any array)
+        self.phi_a = np.ascontiguousarray(self.phi_a, dtype=float)
+        self.phi_b = np.ascontiguousarray(self.phi_b, dtype=float)
+        return self.phi_a, self.phi_b
 
     def _node_theta(self) -> np.ndarray:
-        th = self.theta.copy()
-        if self.phi_a.size:
-            th += np.bincount(self.a_node, weights=self.phi_a, minlength=th.size)
-            th += np.bincount(self.b_node, weights=self.phi_b, minlength=th.size)
+        from .kernels import reparam_node_theta
+
+        th = np.empty_like(self.theta)
+        reparam_node_theta(self.theta, self.noff, self.k, self.ea, self.eb, self.aoff, self.boff, *self._phi(), th)
         return th
 
     def bound(self) -> float:
         """``sum_v min theta_v^phi + sum_e min theta_e^phi`` (a lower bound on the core's minimum)."""
-        th = self._node_theta()
-        val = float(np.minimum.reduceat(th, self.noff[:-1]).sum()) if th.size else 0.0
-        if self.E.size:
-            te = self.E - self.phi_a[self.rowid] - self.phi_b[self.colid]
-            val += float(np.minimum.reduceat(te, self.eoff[:-1]).sum())
-        return val
+        from .kernels import reparam_bound
+
+        if not self.theta.size:
+            return 0.0
+        return float(reparam_bound(self.theta, self.noff, self.k, self.ea, self.eb, self.eoff, self.aoff, self.boff,
+                                   self.E, *self._phi(), np.empty_like(self.theta)))
 
     def diffuse(self, sweeps: int, *, damping: float = 0.5, clock: Deadline | None = None,
                 check_every: int = 5) -> float:
         """Damped min-sum diffusion on all nodes at once; returns the best bound seen among those
         evaluated (every ``check_every`` sweeps and after the last; ``phi`` is left at the best)."""
+        from .kernels import diffusion_sweep
+
         best = self.bound()
         best_phi = (self.phi_a.copy(), self.phi_b.copy())
         if not self.E.size:
             return best
-        dega = self.deg[self.ea][np.repeat(np.arange(len(self.keys)), self.k[self.ea])]
-        degb = self.deg[self.eb][np.repeat(np.arange(len(self.keys)), self.k[self.eb])]
+        ma, mb, tot = np.empty_like(self.phi_a), np.empty_like(self.phi_b), np.empty_like(self.theta)
         for i in range(sweeps):
             if clock is not None and clock.expired():
                 break
-            ma = np.minimum.reduceat(self.E - self.phi_b[self.colid], self.row_starts)
-            mb = np.minimum.reduceat((self.E - self.phi_a[self.rowid])[self.col_perm], self.col_starts)
-            tot = self.theta + np.bincount(self.a_node, weights=ma, minlength=self.theta.size) \
-                + np.bincount(self.b_node, weights=mb, minlength=self.theta.size)
-            na = ma - tot[self.a_node] / (dega + 1)
-            nb = mb - tot[self.b_node] / (degb + 1)
-            self.phi_a = (1 - damping) * self.phi_a + damping * na
-            self.phi_b = (1 - damping) * self.phi_b + damping * nb
+            diffusion_sweep(self.theta, self.noff, self.k, self.ea, self.eb, self.eoff, self.aoff, self.boff,
+                            self.E, *self._phi(), self.deg, float(damping), ma, mb, tot)
             if (i + 1) % check_every and i + 1 < sweeps:
                 continue  # the bound costs as much as a sweep: evaluated every few sweeps
             val = self.bound()

@@ -12,7 +12,9 @@ nodes, on flat arrays and without per-node Python objects, so that a sweep over 
   point);
 * :func:`star_sweep` -- star moves: a hub to each other strategy with every neighbour to its
   cheapest strategy given it, kept when the whole change gains and fits;
-* :func:`sequential_decode` -- the sequential decode of a reparametrized core (:mod:`.dual`).
+* :func:`sequential_decode` -- the sequential decode of a reparametrized core (:mod:`.dual`);
+* :func:`diffusion_sweep`, :func:`reparam_bound`, :func:`reparam_node_theta` -- the core's
+  min-sum diffusion and its bound, one pass over the edge entries without temporaries.
 
 Costs are the working costs (:func:`~.structure.working_costs`: forbidden entries at one finite
 penalty) or priced ones; ``local`` (flat, one entry per strategy, :func:`build_local`) holds each
@@ -28,7 +30,8 @@ import numpy as np
 
 from optsched.core.jit import HAVE_NUMBA, njit
 
-__all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "sequential_decode", "star_sweep", "HAVE_NUMBA"]
+__all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "sequential_decode", "star_sweep",
+           "reparam_node_theta", "reparam_bound", "diffusion_sweep", "HAVE_NUMBA"]
 
 
 @njit(cache=True)
@@ -423,3 +426,90 @@ def star_sweep(hubs, s, local, load, a, b, usage, limit, tol, k, off, inc_ptr, i
                     _move(stack_x[j], stack_old[j], s, local, load, a, b, usage, k, off, inc_ptr, inc_edge,
                           inc_other, inc_tail, eoff, ecost)
     return total
+
+
+@njit(cache=True)
+def reparam_node_theta(theta, noff, k, ea, eb, aoff, boff, phi_a, phi_b, out):
+    """``out``: the reparametrized unary costs, ``theta`` plus each edge end's ``phi`` added to its
+    node's strategy (the core of :mod:`.dual`)."""
+    out[:] = theta
+    for e in range(ea.size):
+        a = ea[e]
+        b = eb[e]
+        for s in range(k[a]):
+            out[noff[a] + s] += phi_a[aoff[e] + s]
+        for t in range(k[b]):
+            out[noff[b] + t] += phi_b[boff[e] + t]
+
+
+@njit(cache=True)
+def reparam_bound(theta, noff, k, ea, eb, eoff, aoff, boff, E, phi_a, phi_b, th):
+    """The lower bound ``sum_v min theta_v^phi + sum_e min theta_e^phi`` of a reparametrized core
+    (:meth:`.dual.Core.bound`), with ``th`` as scratch of the unary size."""
+    reparam_node_theta(theta, noff, k, ea, eb, aoff, boff, phi_a, phi_b, th)
+    val = 0.0
+    for v in range(noff.size - 1):
+        m = np.inf
+        for i in range(noff[v], noff[v + 1]):
+            if th[i] < m:
+                m = th[i]
+        val += m
+    for e in range(ea.size):
+        ka = k[ea[e]]
+        kb = k[eb[e]]
+        base = eoff[e]
+        m = np.inf
+        for s in range(ka):
+            pa = phi_a[aoff[e] + s]
+            for t in range(kb):
+                y = E[base + s * kb + t] - pa - phi_b[boff[e] + t]
+                if y < m:
+                    m = y
+        val += m
+    return val
+
+
+@njit(cache=True)
+def diffusion_sweep(theta, noff, k, ea, eb, eoff, aoff, boff, E, phi_a, phi_b, deg, damping, ma, mb, tot):
+    """One damped min-sum diffusion sweep on all nodes at once (:meth:`.dual.Core.diffuse`),
+    in place on ``phi_a`` / ``phi_b``: per edge end the least reparametrized edge entry of each
+    row (column), ``ma`` / ``mb``; per node strategy ``tot`` = unary + those minima; then each
+    end moves ``damping`` of the way to ``m - tot / (deg + 1)``. One pass over the edge entries
+    with no temporary of their size (the numpy form needed four)."""
+    for e in range(ea.size):
+        kb = k[eb[e]]
+        bo = boff[e]
+        for t in range(kb):
+            mb[bo + t] = np.inf
+        base = eoff[e]
+        ao = aoff[e]
+        for s in range(k[ea[e]]):
+            pa = phi_a[ao + s]
+            row = base + s * kb
+            best = np.inf
+            for t in range(kb):
+                x = E[row + t]
+                y = x - phi_b[bo + t]
+                if y < best:
+                    best = y
+                z = x - pa
+                if z < mb[bo + t]:
+                    mb[bo + t] = z
+            ma[ao + s] = best
+    tot[:] = theta
+    for e in range(ea.size):
+        a = ea[e]
+        b = eb[e]
+        for s in range(k[a]):
+            tot[noff[a] + s] += ma[aoff[e] + s]
+        for t in range(k[b]):
+            tot[noff[b] + t] += mb[boff[e] + t]
+    for e in range(ea.size):
+        a = ea[e]
+        b = eb[e]
+        for s in range(k[a]):
+            i = aoff[e] + s
+            phi_a[i] = (1 - damping) * phi_a[i] + damping * (ma[i] - tot[noff[a] + s] / (deg[a] + 1))
+        for t in range(k[b]):
+            i = boff[e] + t
+            phi_b[i] = (1 - damping) * phi_b[i] + damping * (mb[i] - tot[noff[b] + t] / (deg[b] + 1))
