@@ -29,7 +29,8 @@ CORE_ENUMERATION_LIMIT = 1_000_000
 
 
 def core_product(el: Elimination) -> float:
-    k = [len(el.unary[v]) for v in el.unary if any(v in key for key in el.edges)]
+    linked = {v for key in el.edges for v in key}
+    k = [len(el.unary[v]) for v in el.unary if v in linked]
     return float(np.exp(min(np.sum(np.log(k)), 700.0))) if k else 1.0
 
 
