@@ -164,7 +164,9 @@ def test_compiled_reparametrized_bound_is_its_definition_and_below_the_core_mini
     for e in range(len(core.keys)):
         ka, kb = core.k[core.ea[e]], core.k[core.eb[e]]
         mat = core.E[core.eoff[e]:core.eoff[e + 1]].reshape(ka, kb)
-        mat = mat - core.phi_a[core.aoff[e]:core.aoff[e + 1]][:, None] - core.phi_b[core.boff[e]:core.boff[e + 1]][None, :]
+        pa = core.phi_a[core.aoff[e]:core.aoff[e + 1]]
+        pb = core.phi_b[core.boff[e]:core.boff[e + 1]]
+        mat = mat - pa[:, None] - pb[None, :]
         edge_minima.append(mat.min())
     want += sum(edge_minima)
     assert min(edge_minima) < 0, "the test needs a negative edge minimum"

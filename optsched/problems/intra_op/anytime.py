@@ -63,8 +63,8 @@ __all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
 MILP_MAX_ENTRIES = 1_000_000
 
 #: multiples of the Lagrangian node prices tried, in turn, by a binding region whose unpriced
-#: optimum overflows (chosen on S from a 60 s trial of 0.5/1/2 against 0.25-2 in eighths: the
-#: finer list gained no more) [ours]
+#: optimum overflows [ours: a geometric grid around the dual prices; in a 60 s trial on S a
+#: finer list (0.25-2 in steps of 0.25) gained no more]
 PRICE_LEVELS = (0.5, 1.0, 2.0)
 
 
@@ -212,9 +212,9 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
     """One round of the large-neighbourhood search; returns the gain. With ``focus`` (the nodes
     changed since the last round), the node, pair and group sweeps visit only those nodes and
     their neighbours (elsewhere nothing changed, so those moves would find nothing new). Then
-    the expensive families (hub regions, binding regions, path and region DPs) share about
-    ``length`` seconds as ``mix`` says, with the star and group sweeps (once per round at most). ``price``: per node, the memory price of the binding
-    regions' trade-offs (None: none)."""
+    the expensive families (star and group sweeps, once per round at most; hub regions, binding
+    regions, path and region DPs) share about ``length`` seconds as ``mix`` says. ``price``: per
+    node, the memory price of the binding regions' trade-offs (None: none)."""
     st = state.st
     pairs = opts.get("pair_moves", True)
     nodes = None
