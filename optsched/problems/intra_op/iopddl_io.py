@@ -297,6 +297,25 @@ def _number(b, i, e, as_int, pow10):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _put(n, nx, code, v, w, t0, i, as_int, fv, iv, cx):  # pragma: no cover - compiled
+    """Store the number just parsed (token ``b[t0:i]``) as value ``n``: ``w`` in ``iv``, or ``v``
+    in ``fv`` and, for :func:`_number`'s code 1, the token in ``cx[nx]``. Returns the new count of
+    tokens in ``cx``, or -1 when ``cx`` is full."""
+    if as_int:
+        iv[n] = w
+    else:
+        fv[n] = v
+        if code == 1:
+            if nx >= cx.shape[0]:
+                return -1
+            cx[nx, 0] = t0
+            cx[nx, 1] = i
+            cx[nx, 2] = n
+            nx += 1
+    return nx
+
+
+@njit(cache=True)
 def _scan(b, a, e, matrix, as_int, fv, iv, lens, cx, pow10):  # pragma: no cover - compiled
     """Parse the JSON text ``b[a:e]``: numbers separated by commas (``matrix`` False) or rows
     ``[numbers]`` separated by commas (True), white space between tokens, by the JSON grammar.
@@ -325,17 +344,9 @@ def _scan(b, a, e, matrix, as_int, fv, iv, lens, cx, pow10):  # pragma: no cover
                     if code < 0:
                         return -1, 0, 0, False
                     anyf = anyf or isf
-                    if as_int:
-                        iv[n] = w
-                    else:
-                        fv[n] = v
-                        if code == 1:
-                            if nx >= cx.shape[0]:
-                                return -1, 0, 0, False
-                            cx[nx, 0] = t0
-                            cx[nx, 1] = i
-                            cx[nx, 2] = n
-                            nx += 1
+                    nx = _put(n, nx, code, v, w, t0, i, as_int, fv, iv, cx)
+                    if nx < 0:
+                        return -1, 0, 0, False
                     n += 1
                     i = _ws(b, i, e)
                     if i < e and b[i] == 44:
@@ -357,17 +368,9 @@ def _scan(b, a, e, matrix, as_int, fv, iv, lens, cx, pow10):  # pragma: no cover
             anyf = anyf or isf
             if n >= (iv.size if as_int else fv.size):
                 return -1, 0, 0, False
-            if as_int:
-                iv[n] = w
-            else:
-                fv[n] = v
-                if code == 1:
-                    if nx >= cx.shape[0]:
-                        return -1, 0, 0, False
-                    cx[nx, 0] = t0
-                    cx[nx, 1] = i
-                    cx[nx, 2] = n
-                    nx += 1
+            nx = _put(n, nx, code, v, w, t0, i, as_int, fv, iv, cx)
+            if nx < 0:
+                return -1, 0, 0, False
             n += 1
         i = _ws(b, i, e)
         if i == e:

@@ -496,14 +496,8 @@ def diffusion_sweep(theta, noff, k, ea, eb, eoff, aoff, boff, E, phi_a, phi_b, d
                 if z < mb[bo + t]:
                     mb[bo + t] = z
             ma[ao + s] = best
-    tot[:] = theta
-    for e in range(ea.size):
-        a = ea[e]
-        b = eb[e]
-        for s in range(k[a]):
-            tot[noff[a] + s] += ma[aoff[e] + s]
-        for t in range(k[b]):
-            tot[noff[b] + t] += mb[boff[e] + t]
+    # per node strategy: the unary cost plus the row (column) minima of its edge ends
+    reparam_node_theta(theta, noff, k, ea, eb, aoff, boff, ma, mb, tot)
     for e in range(ea.size):
         a = ea[e]
         b = eb[e]
