@@ -153,8 +153,13 @@ BAD = {
     "node index float": ('"nodes": [[0, 1]]', '"nodes": [[0, 0.1]]', "problem.edges.nodes[0]"),
     "edge length": ('[[0, 7]]', '[[0, 7, 8]]', "problem.edges.costs[0]"),
     "limit string": ('"usage_limit": 4', '"usage_limit": "4"', "problem.usage_limit"),
-    "null cost": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, null]]', "cost[2]"),   # NaN, as today
-    "word cost": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, "three"]]', "problem.nodes"),
+    "null cost": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, null]]', "problem.nodes.costs"),
+    "true edge cost": ('[[0, 7]]', '[[0, true]]', "problem.edges.costs"),
+    "string edge cost": ('[[0, 7]]', '[[0, "7"]]', "problem.edges.costs"),
+    "NaN edge cost": ('[[0, 7]]', '[[0, NaN]]', "problem.edges.costs"),
+    "Infinity usage": ('"usages": [[5], [1, 1]]', '"usages": [[5], [1, Infinity]]', "problem.nodes.usages"),
+    "true time": ('[[0, 2], [1, 3]]', '[[0, true], [1, 3]]', "problem.nodes.intervals"),
+    "word cost": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, "three"]]', "problem.nodes.costs"),
     "trailing comma": ('"costs": [[1], [2, 3]]', '"costs": [[1], [2, 3,]]', "(file)"),
     "missing comma": ('"costs": [[1], [2, 3]]', '"costs": [[1] [2, 3]]', "(file)"),
     "double comma": ('"costs": [[1], [2, 3]]', '"costs": [[1],, [2, 3]]', "(file)"),
@@ -188,10 +193,9 @@ def test_malformed_files_get_the_json_readers_typed_error(tmp_path, small_blocks
 
 
 def test_accepted_oddities_are_read_as_the_json_reader_reads_them(tmp_path, small_blocks):
-    """true, a number in a string and NaN pass today's reader (``np.fromiter`` converts them);
-    the fast path leaves or reads them exactly as it does."""
-    for old, new in (('[[0, 7]]', '[[0, true]]'), ('[[0, 7]]', '[[0, "7"]]'), ('[[0, 7]]', '[[0, NaN]]'), ('"t"', '"\\u00e9\\"]"'),
-                     ('"name": "t", ', ''), ('[[0, 7]]', '[[0, 1E+2]]')):
+    """An escaped name, no name, an exponent: the fast path reads them exactly as the JSON
+    reader does (values that are no finite number are refused by both: ``BAD``)."""
+    for old, new in (('"t"', '"\\u00e9\\"]"'), ('"name": "t", ', ''), ('[[0, 7]]', '[[0, 1E+2]]')):
         path = tmp_path / "odd.json"
         path.write_text(GOOD.replace(old, new, 1))
         fast, slow = _both(path)

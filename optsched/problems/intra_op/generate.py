@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,18 @@ def _bad(field: str, rule: str, got=...):
     return InvalidInstanceError(PROBLEM, field, rule, got)
 
 
+def _numbers(values, field: str):
+    """``values``, each checked to be a finite JSON number (not a boolean, a string, null or
+    ``json``'s NaN / Infinity extension, which numpy would turn into 1.0, 7.0 or nan without a
+    word)."""
+    for x in values:
+        if type(x) is not float and type(x) is not int:
+            raise _bad(field, "must hold numbers", x)
+        if type(x) is float and not math.isfinite(x):
+            raise _bad(field, "must hold finite numbers (NaN and Infinity are not JSON)", x)
+        yield x
+
+
 def parse_iopddl(doc, name: str = "") -> IntraOpInstance:
     """An instance from a decoded IOPDDL document (format: ``shared/data/README.md``)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("problem"), dict):
@@ -106,9 +119,14 @@ def parse_iopddl(doc, name: str = "") -> IntraOpInstance:
         if not isinstance(iv, list) or len(iv) != 2:
             raise _bad(f"problem.nodes.intervals[{v}]", "must be [start, end]", iv)
     try:
-        iv = np.asarray(intervals, dtype=np.float64).reshape(n, 2)
-        cost = np.fromiter(itertools.chain.from_iterable(costs), dtype=np.float64, count=int(k.sum()))
-        usage = np.fromiter(itertools.chain.from_iterable(usages), dtype=np.float64, count=int(k.sum()))
+        iv = np.fromiter(_numbers(itertools.chain.from_iterable(intervals), "problem.nodes.intervals"),
+                         dtype=np.float64, count=2 * n).reshape(n, 2)
+        cost = np.fromiter(_numbers(itertools.chain.from_iterable(costs), "problem.nodes.costs"),
+                           dtype=np.float64, count=int(k.sum()))
+        usage = np.fromiter(_numbers(itertools.chain.from_iterable(usages), "problem.nodes.usages"),
+                            dtype=np.float64, count=int(k.sum()))
+    except InvalidInstanceError:
+        raise
     except (TypeError, ValueError) as exc:
         raise _bad("problem.nodes", f"costs, usages and intervals must hold numbers ({exc})") from None
     if not np.all(iv == np.round(iv)):
@@ -132,7 +150,10 @@ def parse_iopddl(doc, name: str = "") -> IntraOpInstance:
                        len(ecosts[e]) if isinstance(ecosts[e], list) else ecosts[e])
     try:
         total = int((k[eu] * k[ev]).sum()) if m else 0
-        ecost = np.fromiter(itertools.chain.from_iterable(ecosts), dtype=np.float64, count=total)
+        ecost = np.fromiter(_numbers(itertools.chain.from_iterable(ecosts), "problem.edges.costs"),
+                            dtype=np.float64, count=total)
+    except InvalidInstanceError:
+        raise
     except (TypeError, ValueError) as exc:
         raise _bad("problem.edges.costs", f"must hold numbers ({exc})") from None
     limit = p.get("usage_limit")

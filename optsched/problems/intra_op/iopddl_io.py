@@ -437,9 +437,9 @@ class _Matrix:
 
 
 def _read_matrix(buf: bytes, cut: _Cut, kind: str) -> _Matrix:
-    """``kind`` "float": the values by ``np.fromiter(..., float64)`` (as :func:`parse_iopddl`);
-    "pairs": Python ints (not bool) by ``np.fromiter(..., int64)``; "interval": as
-    ``np.asarray(rows, dtype=float64)``."""
+    """``kind`` "float" and "interval" (pairs): JSON numbers (not bool, str or null) by
+    ``np.fromiter(..., float64)`` (as :func:`parse_iopddl`); "pairs": Python ints (not bool) by
+    ``np.fromiter(..., int64)``."""
     r = cut.row_open.size
     # exact when every row is non-empty: commas inside the matrix = values - 1
     guess = buf.count(b",", cut.start, cut.end + 1) + 1 if r else 0
@@ -467,11 +467,12 @@ def _read_matrix(buf: bytes, cut: _Cut, kind: str) -> _Matrix:
                 if not all(type(x) is int for x in flat):
                     raise _Fallback("a node index is no int")
                 values[at:at + count] = np.fromiter(flat, dtype=np.int64, count=count)
-            elif kind == "interval":
-                if not np.all(lens == 2):
-                    raise _Fallback("an interval is no pair")
-                values[at:at + count] = np.asarray(rows, dtype=np.float64).ravel()
             else:
+                if kind == "interval" and not np.all(lens == 2):
+                    raise _Fallback("an interval is no pair")
+                flat = list(flat)
+                if not all(type(x) is int or (type(x) is float and math.isfinite(x)) for x in flat):
+                    raise _Fallback("a value is no finite number")  # the JSON reader names it
                 values[at:at + count] = np.fromiter(flat, dtype=np.float64, count=count)
         except (TypeError, ValueError, OverflowError):
             raise _Fallback("a value the JSON reader converts differently") from None
