@@ -263,6 +263,8 @@ def test_stored_ints_mixed_with_floats_are_typed_as_one_list(tmp_path, small_blo
     (lambda d: d.pop("usage"), "usage"),
     (lambda d: d.update(colour=[1] * 50), "colour"),
     (lambda d: d.update(start=[True] * len(d["start"])), "start"),
+    (lambda d: d.update(cost=d["cost"][:-1] + [True]), "cost"),       # one true among numbers
+    (lambda d: d.update(edge_u=[False] + d["edge_u"][1:]), "edge_u"),
 ])
 def test_stored_malformed_gets_the_generic_error(tmp_path, small_blocks, edit, field, capsys):
     data = generate(0, preset="small").to_json()

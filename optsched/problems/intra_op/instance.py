@@ -90,6 +90,9 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
         return value    # another instance's read-only array: shared
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
         raise InvalidInstanceError(problem, name, "must be a list of numbers", type(value).__name__)
+    if isinstance(value, list) and any(type(x) is bool for x in value):
+        # numpy would read true / false as 1 / 0 without a word
+        raise InvalidInstanceError(problem, name, "must hold numbers (not true or false)")
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError, OverflowError) as exc:

@@ -583,6 +583,8 @@ def _flat_array(buf: bytes, cut: _Cut) -> np.ndarray:
         values = _load_block(b"[" + buf[pos:stop] + b"]")
         if not isinstance(values, list) or not values:
             raise _Fallback("an empty block (a stray comma)")
+        if any(type(x) is bool for x in values):
+            raise _Fallback("true or false")  # the generic reader names the field
         try:
             arr = np.asarray(values)
         except (TypeError, ValueError, OverflowError):
