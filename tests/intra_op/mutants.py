@@ -59,5 +59,9 @@ MUTATIONS = [
     M("intra-bound-negative-edges", "intra-op", "bound", PP + "intra_op/kernels.py",
       "        val += m\n    return val", "        val += max(m, 0.0)\n    return val",
       "the reparametrized bound drops the edges' negative minima (a bound above the optimum)"),
+    M("iopddl-bool-as-number", "intra-op", "importer", PP + "intra_op/generate.py",
+      "        if type(x) is not float and type(x) is not int:\n            raise _bad(field, \"must hold numbers\", x)",
+      "        if False:\n            raise _bad(field, \"must hold numbers\", x)",
+      "true, a string or null read as a number (1.0, 7.0, nan)"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py"]
