@@ -13,6 +13,6 @@ facade), which re-exports the same names (``optsched.repro.Experiment`` is this 
 
 from .declaration import TIMING_SUFFIX, Experiment, ReportWriter
 from .instances import check, generate
-from .stats import MeanCI, mean_ci95
+from .stats import MeanCI, ci_cell, ci_summary, mean_ci95
 
-__all__ = ["Experiment", "ReportWriter", "TIMING_SUFFIX", "MeanCI", "mean_ci95", "generate", "check"]
+__all__ = ["Experiment", "ReportWriter", "TIMING_SUFFIX", "MeanCI", "mean_ci95", "ci_cell", "ci_summary", "generate", "check"]

@@ -12,7 +12,7 @@ fields::
         cells=cells,        # cells(quick: bool) -> list[dict]   JSON-able parameters, one task each
         run_cell=run_cell,  # run_cell(params: dict, seed: int) -> dict   one JSON-able row
         report=report,      # report(rows: list[dict], out: ReportWriter) -> None
-        requires_data=("library/instances.txt",),   # files of OPTSCHED_DATA_DIR
+        requires_data=("library/instances.txt",),   # files of OPTSCHED_DATA_DIR (docs/data.md)
     )
 
 Each cell is an independent task: ``run_cell`` must be a module-level function (it runs in a
@@ -58,7 +58,7 @@ class ReportWriter(Protocol):
               caption: str = "", notes: list[str] | None = None,
               formats: dict[str, str] | None = None) -> None:
         """Write ``<id>_<name>.md`` and ``.csv``; ``notes`` are printed under the table;
-        ``formats`` maps columns to Markdown format specs (the CSV keeps full precision)."""
+        ``formats`` maps columns to Python format strings for the Markdown (the CSV keeps full precision)."""
 
     def figure(self, name: str, fig, *, caption: str) -> None:
         """Save a matplotlib figure as ``<id>_<name>.png`` with its caption in ``index.md``."""

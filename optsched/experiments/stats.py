@@ -12,7 +12,7 @@ import math
 import numbers
 from typing import Iterable, NamedTuple
 
-__all__ = ["MeanCI", "mean_ci95"]
+__all__ = ["MeanCI", "mean_ci95", "ci_cell", "ci_summary"]
 
 
 class MeanCI(NamedTuple):
@@ -89,3 +89,19 @@ def table_number(x, nd: int = 4):
     if x == "inf" or (isinstance(x, float) and math.isinf(x)):
         return "inf"
     return round(x, nd)
+
+
+def ci_cell(values, digits: int = 4) -> str:
+    """A table cell for ``values``: ``'mean ± half-width (n=...)'`` (:meth:`MeanCI.format`), or
+    ``-`` when there are none."""
+    return mean_ci95(values).format(digits) if values else "-"
+
+
+def ci_summary(values) -> dict:
+    """``n``, ``mean``, ``ci95_half_width`` and ``max`` of the values that are not None (all
+    None when none is left), for a table's columns."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return {"n": 0, "mean": None, "ci95_half_width": None, "max": None}
+    ci = mean_ci95(values)
+    return {"n": ci.n, "mean": ci.mean, "ci95_half_width": ci.half_width, "max": max(values)}

@@ -63,5 +63,8 @@ MUTATIONS = [
       "        if type(x) is not float and type(x) is not int:\n            raise _bad(field, \"must hold numbers\", x)",
       "        if False:\n            raise _bad(field, \"must hold numbers\", x)",
       "true, a string or null read as a number (1.0, 7.0, nan)"),
+    M("intra-mix-always-runs", "intra-op", "step", PP + "intra_op/anytime.py",
+      "return unit_s is None or share >= unit_s or rng.random() < share / unit_s", "return True",
+      "a unit longer than its family's slice runs every round"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py"]

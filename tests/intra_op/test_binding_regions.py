@@ -99,3 +99,17 @@ def test_mix_shares_by_gain_rate_with_a_floor():
     assert got == pytest.approx({"a": 1.0, "b": 0.25, "c": 0.1})
     mix.record("c", 300.0, 1.0, 0.5)  # the average halves the weight of the older round: 150
     assert mix.rate["c"] == 150.0
+
+
+def test_mix_runs_a_long_unit_with_probability_slice_over_unit():
+    """A family whose last unit took 4x its slice runs in about a quarter of the rounds (4,000
+    seeded draws: the binomial standard deviation is 0.007, the tolerance 0.03 is over four of
+    them); one whose unit fits, or is not yet measured, runs every round."""
+    mix = _Mix(("a", "b"))
+    rng = np.random.default_rng(0)
+    assert all(mix.runs("a", 0.1, rng) for _ in range(100))  # not measured yet
+    mix.record("a", 1.0, 1.0, 0.4)
+    mix.record("b", 1.0, 1.0, 0.05)
+    share = sum(mix.runs("a", 0.1, rng) for _ in range(4000)) / 4000
+    assert share == pytest.approx(0.25, abs=0.03)
+    assert all(mix.runs("b", 0.1, rng) for _ in range(100))

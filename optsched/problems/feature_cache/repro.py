@@ -6,7 +6,7 @@ are declared in that problem's folder; the parts run as one table (``optsched re
 
 from __future__ import annotations
 
-from optsched.experiments import Experiment
+from optsched.experiments import Experiment, ci_cell
 
 DATASETS = ("cora", "citeseer")
 
@@ -43,12 +43,6 @@ def run_cell(params: dict, seed: int) -> dict:
     return row
 
 
-def _ci(values):
-    from optsched.experiments import mean_ci95
-
-    return mean_ci95(values).format(4) if values else "-"
-
-
 def report(rows: list[dict], out) -> None:
     cache = [r for r in rows if r["part"] == "cache"]
     ct = []
@@ -59,11 +53,11 @@ def report(rows: list[dict], out) -> None:
                 if not g:
                     continue
                 e = {"graph": ds, "C/n": frac, "order": order, "epochs": len(g),
-                     "reads": _ci([float(r["reads"]) for r in g]),
-                     "fetches FIFO": _ci([r["reads"] * (1 - r["hit_fifo"]) for r in g]),
-                     "fetches MIN": _ci([r["reads"] * (1 - r["hit_min"]) for r in g])}
+                     "reads": ci_cell([float(r["reads"]) for r in g]),
+                     "fetches FIFO": ci_cell([r["reads"] * (1 - r["hit_fifo"]) for r in g]),
+                     "fetches MIN": ci_cell([r["reads"] * (1 - r["hit_min"]) for r in g])}
                 for m in ("min", "fifo", "lru", "static"):
-                    e[f"hit {m}"] = _ci([r[f"hit_{m}"] for r in g])
+                    e[f"hit {m}"] = ci_cell([r[f"hit_{m}"] for r in g])
                 ct.append(e)
     out.table("cache", ct, caption="Feature-cache hit ratio per epoch (batch 64, fan-out (10, 5)): FIFO (BGL's "
               "policy), LRU and the static highest-degree cache against Belady's MIN (exact for the fixed read "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from optsched.experiments import Experiment
+from optsched.experiments import Experiment, ci_cell
 
 DATASETS = ("cora", "citeseer")
 PART_METHODS = ("auto", "bgl", "metis-fm", "metis", "bgl-1level", "ldg", "fennel", "kl", "hash", "random")
@@ -104,12 +104,6 @@ def run_cell(params: dict, seed: int) -> dict:
     raise ValueError(part)
 
 
-def _ci(values):
-    from optsched.experiments import mean_ci95
-
-    return mean_ci95(values).format(4) if values else "-"
-
-
 def report(rows: list[dict], out) -> None:
     real = [r for r in rows if r["part"] == "partition-real"]
     table = []
@@ -121,9 +115,9 @@ def report(rows: list[dict], out) -> None:
                 if not g:
                     continue
                 table.append({"graph": ds, "K": k, "method": m, "runs": len(g),
-                              "sampling traffic": _ci([r["traffic"] for r in g]),
-                              "traffic / mean METIS": _ci([r["traffic"] / (sum(metis) / len(metis)) for r in g]),
-                              "edge cut": _ci([float(r["edge_cut"]) for r in g]),
+                              "sampling traffic": ci_cell([r["traffic"] for r in g]),
+                              "traffic / mean METIS": ci_cell([r["traffic"] / (sum(metis) / len(metis)) for r in g]),
+                              "edge cut": ci_cell([float(r["edge_cut"]) for r in g]),
                               "nodes repaired": max((r["repaired"] or 0) for r in g),
                               "time_s": round(max(r["time_s"] for r in g), 3)})
     out.table("partition_real", table, caption="Sampling traffic (expected cross-part traversals per epoch, 2-hop "
@@ -156,8 +150,8 @@ def report(rows: list[dict], out) -> None:
                 continue
             gt.append({"nodes": n, "edges": round(sum(r["edges"] for r in g) / len(g)), "K": g[0]["parts"],
                        "method": m, "graphs": len(g),
-                       "traffic / METIS": _ci([r["traffic"] / metis[r.get("rep", 0)]["traffic"] for r in g]),
-                       "time / METIS": _ci([r["time_s"] / metis[r.get("rep", 0)]["time_s"] for r in g])})
+                       "traffic / METIS": ci_cell([r["traffic"] / metis[r.get("rep", 0)]["traffic"] for r in g]),
+                       "time / METIS": ci_cell([r["time_s"] / metis[r.get("rep", 0)]["time_s"] for r in g])})
     out.table("partition_generated", gt,
               caption="Chung-Lu power-law graphs (mean degree 8, 10% training nodes, seeds 1000+), K = 8: traffic "
                       "and wall time over METIS's on the same graph (95% CI over graphs)",

@@ -199,6 +199,12 @@ class _Mix:
         total = sum(w.values())
         return {n: length * w[n] / total for n in names}
 
+    def runs(self, name: str, share: float, rng) -> bool:
+        """Whether the family runs this round: always when its last unit fitted in its slice
+        ``share``, else with probability share / unit (its expected time is then the slice)."""
+        unit_s = self.unit_s.get(name)
+        return unit_s is None or share >= unit_s or rng.random() < share / unit_s
+
     def record(self, name: str, gain: float, seconds: float, unit_s: float) -> None:
         r = max(gain, 0.0) / max(seconds, 1e-3)
         old = self.rate.get(name)
@@ -304,9 +310,8 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
         return gain
     mix = mix if mix is not None else _Mix(units)
     for name, share in mix.slices(list(units), length).items():
-        unit_s = mix.unit_s.get(name)
-        if unit_s is not None and share < unit_s and rng.random() >= share / unit_s:
-            continue  # a unit longer than the family's slice runs with probability slice / unit
+        if not mix.runs(name, share, rng):
+            continue
         t_start = time.perf_counter()
         got, ran = 0.0, 0
         while not end.expired():

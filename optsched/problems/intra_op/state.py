@@ -185,29 +185,13 @@ class PlanState(Plan):
             eu.append(int(pos[a]))
             ev.append(int(pos[b]))
             mats.append(mat.ravel())
-        for i, x in enumerate(nodes):
-            if restrict:
-                u = inst.usage[st.off[x]:st.off[x + 1]]
-                unary[i] = np.where(u <= u[self.s[x]], unary[i], 2 * FORBIDDEN)
-            unary[i] = np.maximum(unary[i], 0.0)
-        sub = IntraOpInstance(num_strategies=[int(st.k[x]) for x in nodes], cost=np.concatenate(unary),
-                              usage=np.zeros(sum(int(st.k[x]) for x in nodes)),
-                              start=np.zeros(len(nodes), np.int64), end=np.zeros(len(nodes), np.int64),
-                              edge_u=eu, edge_v=ev, edge_cost=np.concatenate(mats) if mats else np.zeros(0))
-        cur = np.array([int(self.s[x]) for x in nodes], dtype=np.int64)
-        return sub, cur
+        return self._region_sub(nodes, unary, eu, ev, mats, restrict)
 
     def _region_instance(self, nodes: list[int], restrict: bool):
         st = self.st
         pos = {x: i for i, x in enumerate(nodes)}
         inside = set(nodes)
-        unary = []
-        for x in nodes:
-            vec = self.local_costs(x, exclude=inside)
-            if restrict:
-                u = self.inst.usage[st.off[x]:st.off[x + 1]]
-                vec = np.where(u <= u[self.s[x]], vec, 2 * FORBIDDEN)
-            unary.append(np.maximum(vec, 0.0))
+        unary = [self.local_costs(x, exclude=inside) for x in nodes]
         eu, ev, mats = [], [], []
         for i, x in enumerate(nodes):
             for y in nodes[i + 1:]:
@@ -217,6 +201,19 @@ class PlanState(Plan):
                     eu.append(pos[a])
                     ev.append(pos[b])
                     mats.append(mat.ravel())
+        return self._region_sub(nodes, unary, eu, ev, mats, restrict)
+
+    def _region_sub(self, nodes: list[int], unary: list, eu: list, ev: list, mats: list, restrict: bool):
+        """The region subproblem (no memory) from its nodes' unary cost vectors and its inner
+        edges, and the region's current choice: with ``restrict``, the strategies using more
+        memory than the node's current one are forbidden; costs are clipped at 0 (float noise of
+        the subtracted edge terms)."""
+        st = self.st
+        for i, x in enumerate(nodes):
+            if restrict:
+                u = self.inst.usage[st.off[x]:st.off[x + 1]]
+                unary[i] = np.where(u <= u[self.s[x]], unary[i], 2 * FORBIDDEN)
+            unary[i] = np.maximum(unary[i], 0.0)
         sub = IntraOpInstance(num_strategies=[int(st.k[x]) for x in nodes], cost=np.concatenate(unary),
                               usage=np.zeros(sum(int(st.k[x]) for x in nodes)),
                               start=np.zeros(len(nodes), np.int64), end=np.zeros(len(nodes), np.int64),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from optsched.experiments import Experiment
+from optsched.experiments import Experiment, ci_cell
 
 RATIOS = (4.0, 16.0, 64.0)
 METHODS = ("threshold", "fixed-price", "greedy")
@@ -99,12 +99,6 @@ def run_cell(params: dict, seed: int) -> dict:
                 worst_demands=list(worst.demands) if worst is not None else None)
 
 
-def _ci(values):
-    from optsched.experiments import mean_ci95
-
-    return mean_ci95(values).format(4) if values else "-"
-
-
 def report(rows: list[dict], out) -> None:
     gen = [r for r in rows if r["part"] == "generated"]
     adv = [r for r in rows if r["part"] == "adversary"]
@@ -116,7 +110,7 @@ def report(rows: list[dict], out) -> None:
                  "non-optimal OPT": sum(r["opt_status"] != "optimal" for r in group)}
         for method in METHODS:
             vals = [r[f"ratio_{method}"] for r in group if r[f"ratio_{method}"] is not None]
-            entry[f"{method} OPT/ALG"] = _ci(vals)
+            entry[f"{method} OPT/ALG"] = ci_cell(vals)
             entry[f"{method} max"] = round(max(vals), 4) if vals else "-"
             entry[f"{method} ALG=0"] = len(group) - len(vals)
         table.append(entry)
@@ -159,7 +153,7 @@ def report(rows: list[dict], out) -> None:
 def _figure(adv: list[dict], out) -> None:
     """Two panels: every method's worst OPT/ALG (log axis when the values span decades: the
     baselines' worst cases are orders of magnitude above threshold's), and threshold alone per
-    input family against its proven bound. Colours per method are the shared ones of
+    input family against its proven bound. Colours per method are those of
     ``optsched.plotting.method_color``; PNG plus SVG."""
     import matplotlib
 

@@ -13,7 +13,7 @@ the cost and trace models and every number here are optsched's [ours].
 from __future__ import annotations
 
 from optsched.core.solving import solve
-from optsched.experiments import Experiment, mean_ci95
+from optsched.experiments import Experiment, ci_summary
 from optsched.problems.pipeline_adaptive.generate import generate as generate_adaptive
 from optsched.problems.pipeline_adaptive.instance import replay
 
@@ -48,14 +48,6 @@ def run_cell(params: dict, seed: int) -> dict:
     return _ada_row(params)
 
 
-def _ci(values):
-    values = [v for v in values if v is not None]
-    if not values:
-        return {"n": 0, "mean": None, "ci95_half_width": None, "max": None}
-    ci = mean_ci95(values)
-    return {"n": ci.n, "mean": ci.mean, "ci95_half_width": ci.half_width, "max": max(values)}
-
-
 ADA_POLICIES = ("1f1b", "kfkb-8", "ada-grouper", "oracle")
 
 
@@ -64,7 +56,7 @@ def ada_summary(rows: list[dict]) -> list[dict]:
     out = []
     for label, num, den in (("ada-grouper / 1f1b", "ada-grouper", "1f1b"), ("ada-grouper / oracle", "ada-grouper", "oracle"),
                             ("oracle / 1f1b", "oracle", "1f1b"), ("kfkb-8 / oracle", "kfkb-8", "oracle")):
-        ci = _ci([r[f"{num}_mean_iteration"] / r[f"{den}_mean_iteration"] for r in ada])
+        ci = ci_summary([r[f"{num}_mean_iteration"] / r[f"{den}_mean_iteration"] for r in ada])
         out.append({"ratio of mean iteration times": label, "traces": ci["n"], "mean": ci["mean"],
                     "ci95_half_width": ci["ci95_half_width"], "max": ci["max"]})
     return out

@@ -1,7 +1,8 @@
 """T17: pipeline partition + replication + device mapping on published machine topologies.
 
-Per PipeDream profile (the released ``graph.txt`` on its antichain chain) and device graph
-(DGX-1, DGX-2, 2 and 4 DGX-1 over 100 Gb/s InfiniBand, a three-level PCIe tree, a 4 x 4 torus with
+Per PipeDream profile (the released ``graph.txt`` of the ``pipedream`` data set, docs/data.md, on
+its antichain chain) and device graph (DGX-1, DGX-2, 2 and 4 DGX-1 over 100 Gb/s InfiniBand, a
+three-level PCIe tree, a 4 x 4 torus with
 slower columns; ``optsched.workloads.topology``): the exact optimum of ``map-bb`` (its status,
 proven bound and time), and each heuristic's and public planner's value divided by it: the chain
 DP over consecutive blocks of the device order 0..N-1 ("dp over the default order"), over
@@ -107,7 +108,7 @@ def report(rows: list[dict], out) -> None:
                "10 and 5 GB/s levels and the torus's 10 GB/s columns are illustrative [ours]."])
     timing = [{"profile": r["profile"], "topology": r["topology"], "map_bb_s": r["map_bb_s"],
                **{f"{n}_s": r.get(f"{n}_s") for n in (*ORDERS, *PLANNERS)}} for r in rows]
-    out.table("runtimes", timing, caption="T17: wall times (seconds, one thread, 2-core shared machine)",
+    out.table("runtimes", timing, caption="T17: wall times (seconds, one thread, a 2-core machine with other jobs beside)",
               formats={f"{n}_s": ".3f" for n in ("map_bb", *ORDERS, *PLANNERS)})
 
 

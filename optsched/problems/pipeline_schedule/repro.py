@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from optsched.core.errors import NotApplicable
 from optsched.core.solving import solve
-from optsched.experiments import Experiment, generate, mean_ci95
+from optsched.experiments import Experiment, ci_summary, generate
 
 FAMILIES = {
     "hetero-small": {"preset": "hetero-small"},
@@ -86,14 +86,6 @@ def run_cell(params: dict, seed: int) -> dict:
     return _schedule_row(params)
 
 
-def _ci(values):
-    values = [v for v in values if v is not None]
-    if not values:
-        return {"n": 0, "mean": None, "ci95_half_width": None, "max": None}
-    ci = mean_ci95(values)
-    return {"n": ci.n, "mean": ci.mean, "ci95_half_width": ci.half_width, "max": max(values)}
-
-
 def schedule_summary(rows: list[dict]) -> list[dict]:
     out = []
     for family in FAMILIES:
@@ -102,15 +94,15 @@ def schedule_summary(rows: list[dict]) -> list[dict]:
             label = _label(name, options)
             fits = [r for r in fam if r[f"{label}_makespan"] is not None]
             entry = {"family": family, "method": label, "instances": len(fam), "fits_cap": len(fits)}
-            lb = _ci([r[f"{label}_makespan"] / r["lower_bound"] for r in fits])
-            opt = _ci([r[f"{label}_makespan"] / r["opt"] for r in fits if r["opt"] is not None])
+            lb = ci_summary([r[f"{label}_makespan"] / r["lower_bound"] for r in fits])
+            opt = ci_summary([r[f"{label}_makespan"] / r["opt"] for r in fits if r["opt"] is not None])
             entry.update({"vs_LB_mean": lb["mean"], "vs_LB_ci95": lb["ci95_half_width"], "vs_LB_max": lb["max"],
                           "vs_OPT_n": opt["n"], "vs_OPT_mean": opt["mean"], "vs_OPT_ci95": opt["ci95_half_width"],
                           "vs_OPT_max": opt["max"],
-                          "peak_inflight_mean": _ci([r[f"{label}_peak_inflight"] for r in fits])["mean"],
-                          "peak_memory_gb_mean": _ci([r[f"{label}_peak_memory_gb"] for r in fits])["mean"]})
+                          "peak_inflight_mean": ci_summary([r[f"{label}_peak_inflight"] for r in fits])["mean"],
+                          "peak_memory_gb_mean": ci_summary([r[f"{label}_peak_memory_gb"] for r in fits])["mean"]})
             out.append(entry)
-        opt_lb = _ci([r["opt"] / r["lower_bound"] for r in fam if r["opt"] is not None])
+        opt_lb = ci_summary([r["opt"] / r["lower_bound"] for r in fam if r["opt"] is not None])
         if opt_lb["n"]:
             out.append({"family": family, "method": "milp (OPT)", "instances": len(fam), "fits_cap": opt_lb["n"],
                         "vs_LB_mean": opt_lb["mean"], "vs_LB_ci95": opt_lb["ci95_half_width"],

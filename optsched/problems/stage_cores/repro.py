@@ -6,7 +6,7 @@ partition part are declared in that problem's folder; the parts run as one table
 
 from __future__ import annotations
 
-from optsched.experiments import Experiment
+from optsched.experiments import Experiment, ci_cell
 
 
 def cells(quick: bool) -> list[dict]:
@@ -27,18 +27,12 @@ def run_cell(params: dict, seed: int) -> dict:
                 proportional=solve(inst, "proportional").objective)
 
 
-def _ci(values):
-    from optsched.experiments import mean_ci95
-
-    return mean_ci95(values).format(4) if values else "-"
-
-
 def report(rows: list[dict], out) -> None:
     cores = [r for r in rows if r["part"] == "cores"]
     out.table("cores", [{"instances": len(cores), "milp = greedy": all(abs(r["opt"] - r["milp"]) <= 1e-6 * r["opt"]
                                                                          for r in cores),
-                         "equal / OPT": _ci([r["equal"] / r["opt"] for r in cores]),
-                         "proportional / OPT": _ci([r["proportional"] / r["opt"] for r in cores])}],
+                         "equal / OPT": ci_cell([r["equal"] / r["opt"] for r in cores]),
+                         "proportional / OPT": ci_cell([r["proportional"] / r["opt"] for r in cores])}],
               caption="Cores per stage (sampling, feature retrieval, transfer; 24 cores; per-core rates log-uniform "
                       "within 8x [ours]): throughput of the splits over the exact allocation")
 
