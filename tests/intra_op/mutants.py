@@ -66,5 +66,25 @@ MUTATIONS = [
     M("intra-mix-always-runs", "intra-op", "step", PP + "intra_op/anytime.py",
       "return unit_s is None or share >= unit_s or rng.random() < share / unit_s", "return True",
       "a unit longer than its family's slice runs every round"),
+    # -- the compiled group moves and the core search's diffusion decodes --------------------------
+    M("intra-group-inner-edges", "intra-op", "step", PP + "intra_op/kernels.py",
+      "                    ie_base[ne] = base\n                    ie_t[ne] = i\n                    ie_h[ne] = pos\n"
+      "                    ne += 1",
+      "                    ie_base[ne] = base\n                    ie_t[ne] = i\n                    ie_h[ne] = pos",
+      "the group move's table leaves out the edges between the group's members"),
+    M("intra-group-fit-each", "intra-op", "step", PP + "intra_op/kernels.py",
+      "                delta += usage[off[x] + choice[i]] - usage[off[x] + s[x]]\n"
+      "        if delta > 0.0 and _segmax(load, lo, hi) + delta > cap:",
+      "                du = usage[off[x] + choice[i]] - usage[off[x] + s[x]]\n"
+      "                if du > 0.0 and _segmax(load, lo, hi) + du > cap:\n                    return False\n"
+      "        if delta > 0.0 and _segmax(load, lo, hi) + delta > cap:",
+      "the group move checks each member's usage rise alone (no trade between members)"),
+    M("intra-core-no-diffusion", "intra-op", "step", PP + "intra_op/core_search.py",
+      "        starts += [as_vec(reparam.sequential_decode()), as_vec(reparam.decode())]",
+      "        starts += []", "the core search drops the diffusion decodes"),
+    M("intra-core-no-start", "intra-op", "step", PP + "intra_op/core_search.py",
+      "    if start is not None:\n        starts.append(as_vec(start))", "    if False:\n        starts.append(as_vec(start))",
+      "the core search ignores the current plan as a start"),
 ]
-FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py"]
+FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
+        "tests/intra_op/test_core_diffusion.py"]

@@ -177,3 +177,80 @@ def test_compiled_reparametrized_bound_is_its_definition_and_below_the_core_mini
         best = min(el.core_value(dict(zip(nodes, combo)))
                    for combo in itertools.product(*[range(len(el.unary[v])) for v in nodes]))
         assert got <= best + 1e-9 * abs(best)
+
+
+def _reference_group_sweep(state: PlanState, *, size: int = 4, max_product: int = 20_000, free: bool = False):
+    """OneFlow's group moves written with the Python joint move (:meth:`Plan.set_move`): each
+    node with up to ``size - 1`` neighbours in increasing index, every improving joint choice
+    examined (``top`` unlimited) in increasing cost, ties by the lowest index."""
+    st, total = state.st, 0.0
+    for x in range(state.inst.num_nodes):
+        group, prod = [x], int(st.k[x])
+        for w in st.neighbours[x]:
+            if len(group) >= size:
+                break
+            if free and st.k[w] <= 1:
+                continue
+            if prod * int(st.k[w]) <= max_product:
+                group.append(int(w))
+                prod *= int(st.k[w])
+        if prod > 1:
+            total += state.set_move(group, top=10**9)
+    return total
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("free", [False, True])
+@pytest.mark.parametrize("size", [3, 4])
+def test_compiled_group_sweep_is_the_python_group_move(seed, free, size):
+    """From the same memory-feasible plan, the compiled group sweep takes the same joint moves as
+    the Python one (same groups, same order, same rule; integral costs, so the tables are equal
+    exactly and ties fall the same way), reports the same gains, keeps memory, and leaves the
+    kept cost vectors equal to freshly built ones."""
+    inst = generate(seed, preset="random")
+    s0 = least_memory_plan(inst)
+    py, fast = PlanState(inst, s0), PlanState(inst, s0)
+    assert py.overload() <= py.tol
+    gains = []
+    for _ in range(3):
+        g_py = _reference_group_sweep(py, size=size, free=free)
+        g_fast = fast.neighbourhood_sweep(size=size, free=free, top=10**9)
+        gains.append(g_fast)
+        assert g_py == g_fast and np.array_equal(py.s, fast.s), (seed, free, size)
+    assert gains[0] > 0, "no group move taken: the instance does not exercise the sweep"
+    assert fast.overload() <= fast.tol
+    fresh = _fresh(fast)
+    assert np.array_equal(fresh.flat, fast.flat) and np.allclose(fresh.load, fast.load)
+
+
+def _star_trade(limit: float = 10.0):
+    """A star c - x, c - y (edges of cost 0), all live at time 0. c: two free strategies, no
+    memory. x: strategy 0 costs 10 and uses 5 bytes, strategy 1 costs 0 and uses 8. y: strategy 0
+    costs 0 and uses 5, strategy 1 costs 1 and uses 2. From all 0 (cost 10, load 10) the group
+    of c re-chooses x and y together: x = y = 1 costs 1 and loads 8 + 2 = 10."""
+    from optsched.problems.intra_op.instance import IntraOpInstance
+
+    return IntraOpInstance(num_strategies=[2, 2, 2], cost=[0.0, 0.0, 10.0, 0.0, 0.0, 1.0],
+                           usage=[0.0, 0.0, 5.0, 8.0, 5.0, 2.0], start=[0] * 3, end=[1] * 3,
+                           edge_u=[0, 0], edge_v=[1, 2], edge_cost=[0.0] * 8, usage_limit=limit)
+
+
+def test_group_move_trades_memory_between_its_members():
+    """x's rise (+3 bytes) fits only because y falls (-3) at the same time point: the group
+    move checks the members' summed change, not each one's alone."""
+    state = PlanState(_star_trade(), np.zeros(3, np.int64))
+    assert state.fast_sweep() == 0.0
+    assert state.neighbourhood_sweep(size=3) == 9.0 and state.s.tolist() == [0, 1, 1]
+    assert state.overload() <= state.tol
+
+
+def test_group_move_memory_flag():
+    """With the limit one byte lower, no joint choice that gains fits: the memory-bound sweep
+    leaves the plan, the memory-free one takes x = 1, y = 0 (cost 0), which overflows."""
+    inst = _star_trade(limit=9.0)
+    bounded = PlanState(inst, np.array([0, 0, 1]))
+    assert bounded.overload() <= bounded.tol
+    assert bounded.neighbourhood_sweep(size=3) == 0.0 and bounded.s.tolist() == [0, 0, 1]
+    free_mem = PlanState(inst, np.array([0, 0, 1]))
+    assert free_mem.neighbourhood_sweep(size=3, memory=False) == 11.0 and free_mem.s.tolist() == [0, 1, 0]
+    assert free_mem.overload() > 0

@@ -259,7 +259,7 @@ def _lns_round(state: PlanState, rng, chains, opts, end: Deadline, focus: set | 
         units["star"] = state.star_sweep
         once.add("star")
     if opts.get("group_moves", True):
-        units["group"] = lambda: state.neighbourhood_sweep(nodes=nodes)
+        units["group"] = lambda: state.neighbourhood_sweep(nodes=nodes, free=True)
         once.add("group")
     hubs = _hubs(st)
     if opts.get("hub_regions", True) and hubs.size:

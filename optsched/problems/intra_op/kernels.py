@@ -10,6 +10,8 @@ nodes, on flat arrays and without per-node Python objects, so that a sweep over 
   maxima of the three pieces (only the tail live, both, only the head) are taken once per edge;
 * :func:`repair` -- a greedy memory repair (least extra cost per byte saved at the most loaded
   point);
+* :func:`group_sweep` -- OneFlow's group moves: a node and a few neighbours to their cheapest
+  joint choice that fits, by enumerating the group's product;
 * :func:`star_sweep` -- star moves: a hub to each other strategy with every neighbour to its
   cheapest strategy given it, kept when the whole change gains and fits;
 * :func:`sequential_decode` -- the sequential decode of a reparametrized core (:mod:`.dual`);
@@ -31,7 +33,7 @@ import numpy as np
 from optsched.core.jit import HAVE_NUMBA, njit
 
 __all__ = ["build_local", "node_sweep", "pair_sweep", "repair", "loads", "sequential_decode", "star_sweep",
-           "reparam_node_theta", "reparam_bound", "diffusion_sweep", "HAVE_NUMBA"]
+           "reparam_node_theta", "reparam_bound", "diffusion_sweep", "group_sweep", "HAVE_NUMBA"]
 
 
 @njit(cache=True)
@@ -507,3 +509,170 @@ def diffusion_sweep(theta, noff, k, ea, eb, eoff, aoff, boff, E, phi_a, phi_b, d
         for t in range(k[b]):
             i = boff[e] + t
             phi_b[i] = (1 - damping) * phi_b[i] + damping * (mb[i] - tot[noff[b] + t] / (deg[b] + 1))
+
+
+@njit(cache=True)
+def _group_fits(grp, d, choice, s, load, a, b, usage, off, cap, cuts):
+    """Whether re-choosing the ``d`` nodes of ``grp`` to ``choice`` keeps every time point their
+    ranges cover within ``cap`` where their usage rises (segments between the ranges' ends; a
+    segment whose total usage does not rise may stay where it was)."""
+    nc = 0
+    for i in range(d):
+        x = grp[i]
+        if a[x] < b[x]:
+            cuts[nc] = a[x]
+            cuts[nc + 1] = b[x]
+            nc += 2
+    if nc == 0:
+        return True
+    c = np.sort(cuts[:nc])
+    for j in range(nc - 1):
+        lo = c[j]
+        hi = c[j + 1]
+        if lo >= hi:
+            continue
+        delta = 0.0
+        for i in range(d):
+            x = grp[i]
+            if a[x] <= lo and hi <= b[x]:
+                delta += usage[off[x] + choice[i]] - usage[off[x] + s[x]]
+        if delta > 0.0 and _segmax(load, lo, hi) + delta > cap:
+            return False
+    return True
+
+
+@njit(cache=True)
+def group_sweep(order, size, max_product, top, free, s, local, load, a, b, usage, limit, tol, k, off, inc_ptr,
+                inc_edge, inc_other, inc_tail, eoff, ecost, changed, table, cand, nbuf, ie_base, ie_t, ie_h):
+    """OneFlow-style group moves [code: OneFlow's ``GreedyStrategy``; ours]: each node of
+    ``order`` with up to ``size - 1`` of its neighbours (in increasing index, skipping one whose
+    strategy count would take the group's product over ``max_product``; with ``free``, skipping
+    nodes of one strategy) re-chosen jointly: the cheapest of the ``top`` cheapest improving
+    joint choices whose usage rises fit (:func:`_group_fits`). The same move as
+    :meth:`~.plan.Plan.set_move` on that group. Scratch: ``table`` and ``cand`` of size
+    ``max_product``, ``nbuf`` of the largest degree, ``ie_*`` of ``size`` times it. Returns the
+    total gain."""
+    kmax = 1
+    for x in range(k.size):
+        if k[x] > kmax:
+            kmax = k[x]
+    grp = np.empty(size, np.int64)
+    rad = np.empty(size, np.int64)
+    digit = np.empty(size, np.int64)
+    best_c = np.empty(size, np.int64)
+    vec = np.empty((size, kmax))
+    cuts = np.empty(2 * size, np.int64)
+    cap = limit + tol
+    total = 0.0
+    for idx in range(order.size):
+        x = order[idx]
+        # the group: x and its distinct neighbours in increasing index
+        nn = 0
+        for i in range(inc_ptr[x], inc_ptr[x + 1]):
+            w = inc_other[i]
+            seen = False
+            for j in range(nn):
+                if nbuf[j] == w:
+                    seen = True
+                    break
+            if not seen:
+                nbuf[nn] = w
+                nn += 1
+        nb = np.sort(nbuf[:nn])
+        grp[0] = x
+        d = 1
+        prod = k[x]
+        for j in range(nn):
+            if d >= size:
+                break
+            w = nb[j]
+            if w == x or (free and k[w] <= 1):
+                continue
+            if prod * k[w] <= max_product:
+                grp[d] = w
+                d += 1
+                prod *= k[w]
+        if prod <= 1:
+            continue
+        # unary parts: each member's costs without its edges to the other members
+        ne = 0
+        for i in range(d):
+            y = grp[i]
+            ky = k[y]
+            for t in range(ky):
+                vec[i, t] = local[off[y] + t]
+            for q in range(inc_ptr[y], inc_ptr[y + 1]):
+                w = inc_other[q]
+                pos = -1
+                for j in range(d):
+                    if grp[j] == w and j != i:
+                        pos = j
+                        break
+                if pos < 0:
+                    continue
+                kw = k[w]
+                base = eoff[inc_edge[q]]
+                if inc_tail[q]:  # y is the tail: k_y x k_w; counted once, from its tail
+                    for t in range(ky):
+                        vec[i, t] -= ecost[base + t * kw + s[w]]
+                    ie_base[ne] = base
+                    ie_t[ne] = i
+                    ie_h[ne] = pos
+                    ne += 1
+                else:
+                    for t in range(ky):
+                        vec[i, t] -= ecost[base + s[w] * ky + t]
+        # the joint table, row-major over the members (the last one fastest)
+        for i in range(d):
+            rad[i] = k[grp[i]]
+            digit[i] = 0
+        cur_idx = 0
+        for i in range(d):
+            cur_idx = cur_idx * rad[i] + s[grp[i]]
+        for p in range(prod):
+            v = 0.0
+            for i in range(d):
+                v += vec[i, digit[i]]
+            for q in range(ne):
+                v += ecost[ie_base[q] + digit[ie_t[q]] * rad[ie_h[q]] + digit[ie_h[q]]]
+            table[p] = v
+            j = d - 1
+            while j >= 0:
+                digit[j] += 1
+                if digit[j] < rad[j]:
+                    break
+                digit[j] = 0
+                j -= 1
+        cur = table[cur_idx]
+        nc = 0
+        for p in range(prod):
+            if table[p] < cur:
+                cand[nc] = p
+                nc += 1
+        if nc == 0:
+            continue
+        vals = np.empty(nc)
+        for j in range(nc):
+            vals[j] = table[cand[j]]
+        rank = np.argsort(vals, kind="mergesort")
+        found = -1
+        for r in range(min(nc, top)):
+            p = cand[rank[r]]
+            rem = p
+            for i in range(d - 1, -1, -1):
+                best_c[i] = rem % rad[i]
+                rem //= rad[i]
+            if limit < np.inf and not _group_fits(grp, d, best_c, s, load, a, b, usage, off, cap, cuts):
+                continue
+            found = p
+            break
+        if found < 0:
+            continue
+        for i in range(d):
+            y = grp[i]
+            if best_c[i] != s[y]:
+                _move(y, best_c[i], s, local, load, a, b, usage, k, off, inc_ptr, inc_edge, inc_other, inc_tail,
+                      eoff, ecost)
+                changed[y] = True
+        total += cur - table[found]
+    return total

@@ -310,20 +310,37 @@ class Plan:
         return total
 
     def neighbourhood_sweep(self, nodes=None, *, size: int = 4, memory: bool = True,
-                            max_product: int = 20_000) -> float:
-        """OneFlow-style greedy: each node with up to ``size - 1`` neighbours, searched jointly."""
+                            max_product: int = 20_000, free: bool = False, top: int = 256) -> float:
+        """OneFlow-style greedy: each node with up to ``size - 1`` neighbours (in increasing index;
+        with ``free``, only neighbours of more than one strategy), re-chosen jointly by
+        :meth:`set_move`'s rule, compiled (:func:`.kernels.group_sweep`). The clock is polled
+        between blocks of nodes. Returns the gain."""
+        from .kernels import group_sweep
+
+        st, inst = self.st, self.inst
+        K = st.kernel
+        n = inst.num_nodes
+        order = np.arange(n, dtype=np.int64) if nodes is None else np.asarray(list(nodes), dtype=np.int64)
+        if not order.size:
+            return 0.0
+        changed = np.zeros(n, dtype=np.bool_)
+        self.s = np.ascontiguousarray(self.s, dtype=np.int64)
+        self.load = np.ascontiguousarray(self.load, dtype=np.float64)
+        maxdeg = int(np.diff(st.inc_ptr).max()) if n else 0
+        scratch = (np.empty(max_product), np.empty(max_product, np.int64), np.empty(max(maxdeg, 1), np.int64),
+                   *(np.empty(max(size * maxdeg, 1), np.int64) for _ in range(3)))
+        limit = self.limit if memory else np.inf
         total = 0.0
-        for i, x in enumerate(range(self.inst.num_nodes) if nodes is None else nodes):
-            if i % 128 == 0 and self.expired():
+        for lo in range(0, order.size, self._GROUP_BLOCK):
+            if self.expired():
                 break
-            group = [int(x)]
-            prod = int(self.st.k[x])
-            for w in self.st.neighbours[x]:
-                if len(group) >= size:
-                    break
-                if prod * int(self.st.k[w]) <= max_product:
-                    group.append(int(w))
-                    prod *= int(self.st.k[w])
-            if prod > 1:
-                total += self.set_move(group, memory=memory)
-        return total
+            total += group_sweep(order[lo:lo + self._GROUP_BLOCK], size, max_product, top, free, self.s, self.flat,
+                                 self.load, K.a, K.b, K.usage, limit, self.tol, *K.graph, changed, *scratch)
+        moved = np.flatnonzero(changed)
+        if moved.size:
+            self.touched.update(moved.tolist())
+            self.moves["group"] = self.moves.get("group", 0) + int(moved.size)
+        return float(total)
+
+    #: nodes per compiled group-sweep call between two polls of the clock
+    _GROUP_BLOCK = 1024

@@ -35,6 +35,10 @@ CLAMP_RATIO = 10.0
 class PlanState(Plan):
     """A :class:`~.plan.Plan` with the large moves and the repairs."""
 
+    #: sweeps of min-sum diffusion on a region's core before its decodes are tried
+    #: (:func:`.core_search.solve_core`; 0: OneFlow's greedy alone) [ours]
+    CORE_DIFFUSION = 100
+
     def chain_move(self, path: list[int], *, memory: bool = True) -> float:
         """Re-optimize an induced path exactly (Viterbi DP, others fixed). Tries the unrestricted
         optimum first; if it overflows memory, the optimum over strategies that use no more
@@ -108,8 +112,9 @@ class PlanState(Plan):
     def region_move(self, nodes: list[int], *, memory: bool = True, fast: bool = False,
                     price: np.ndarray | None = None, levels=()) -> float:
         """Re-optimize a connected region with the others fixed, by the elimination DP on the
-        region's subgraph (exact when the region is series-parallel; OneFlow's greedy on what
-        remains otherwise). The unrestricted plan is taken if it fits in memory; else, with a
+        region's subgraph (exact when the region is series-parallel; on what remains, the best of
+        OneFlow's greedy, the current choice and the decodes after :attr:`CORE_DIFFUSION` sweeps
+        of min-sum diffusion, each improved by sweeps: :func:`.core_search.solve_core`). The unrestricted plan is taken if it fits in memory; else, with a
         per-node memory ``price`` (the Lagrangian stage's node prices), the plans of the region
         with node costs ``c + alpha * price_v * u_v`` for each ``alpha`` in ``levels`` in turn
         [ours: a memory trade inside the region]; else the plan restricted to strategies using no
@@ -139,7 +144,8 @@ class PlanState(Plan):
                 sub = dataclasses.replace(sub, cost=np.minimum(sub.cost + alpha * extra, 2 * FORBIDDEN))
             el = eliminate(sub)
             # the fast (large-region) path stops its core greedy at the state's clock
-            choice, _ = solve_core(el, exact_limit=20_000, clock=self.clock if fast else None)
+            choice, _ = solve_core(el, exact_limit=20_000, clock=self.clock if fast else None,
+                                   diffusion=self.CORE_DIFFUSION, start=dict(enumerate(cur.tolist())))
             new = np.asarray(el.extend(choice), dtype=np.int64)
             before = _sub_value(base, cur)
             gain = before - _sub_value(base, new)
