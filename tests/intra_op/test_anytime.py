@@ -262,3 +262,28 @@ def test_iopddl_shared_instances_at_the_contest_timeout(name, timeout, optimum):
         assert r.status == "optimal" and r.objective == optimum
     else:
         assert r.status != "optimal" or r.bound == r.objective
+
+
+def test_stagnation_rule():
+    """The Lagrangian stage's stop: at least ``min_steps``, and (1 + patience) times the step of
+    its best plan; never with patience 0."""
+    from optsched.problems.intra_op.anytime import stagnated
+
+    assert not stagnated(5, 0, 1.0, 6) and stagnated(6, 0, 1.0, 6)
+    assert not stagnated(23, 12, 1.0, 6) and stagnated(24, 12, 1.0, 6)
+    assert not stagnated(35, 12, 2.0, 6) and stagnated(36, 12, 2.0, 6)
+    assert not stagnated(10**6, 1, 0.0, 6)
+
+
+def test_lagrange_stage_stops_when_its_plans_stop_improving():
+    """Without a time limit the stage stops on its own: by the stagnation rule with the defaults,
+    after at least 6 steps and twice the step of its best plan; with patience 0 it takes more
+    steps (the iteration cap or the step size ends it), and its bound is at least as high."""
+    inst = _random(5, nodes=40, strategies=4, ratio=1.02)
+    early = optsched.solve(inst, options=_no_exact(lns=False))
+    full = optsched.solve(inst, options=_no_exact(lns=False, lagrange_patience=0.0))
+    assert early.stats["lagrange_stop"] == "stagnation"
+    steps, best_step = early.stats["lagrange_iterations"], early.stats["lagrange_best_step"]
+    assert steps == max(6, 2 * best_step)
+    assert full.stats["lagrange_stop"] != "stagnation" and full.stats["lagrange_iterations"] > steps
+    assert full.bound >= early.bound

@@ -100,21 +100,40 @@ def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, 
         reparam = Core(el)
         reparam.diffuse(diffusion, clock=clock)
         starts += [as_vec(reparam.sequential_decode()), as_vec(reparam.decode())]
+    # each start improved by the cheap compiled sweeps; the best of them then by the group moves
+    # too, which cost most (a joint table of up to 20,000 entries per node), after the first
+    # pass only around the nodes that moved
     best, best_val = None, math.inf
     for s0 in starts:
         if best is not None and clock is not None and clock.expired():
             break
         state = Plan(core, s0, clock)
         for _ in range(greedy_rounds):
-            gain = state.fast_sweep()
-            if not state.expired():
-                gain += state.star_sweep() + state.neighbourhood_sweep(memory=False)
-            if gain <= 0 or state.expired():
+            if state.fast_sweep() + (0.0 if state.expired() else state.star_sweep()) <= 0 or state.expired():
                 break
         v = val(state.s)
         if v < best_val:
-            best, best_val = state.s.copy(), v
-    choice.update({v: int(best[i]) for i, v in enumerate(linked)})
+            best, best_val = state, v
+    state, nodes = best, None
+    for _ in range(greedy_rounds):
+        if state.expired():
+            break
+        state.touched.clear()
+        gain = state.neighbourhood_sweep(nodes=nodes, memory=False)
+        if gain <= 0:
+            break
+        near = set(state.touched)
+        for x in state.touched:
+            near.update(int(w) for w in state.st.neighbours[x])
+        state.touched.clear()
+        gain = state.fast_sweep(nodes=near)
+        if not state.expired():
+            gain += state.star_sweep()
+        near.update(state.touched)
+        for x in list(state.touched):
+            near.update(int(w) for w in state.st.neighbours[x])
+        nodes = sorted(near)
+    choice.update({v: int(state.s[i]) for i, v in enumerate(linked)})
     return choice, False
 
 

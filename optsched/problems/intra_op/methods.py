@@ -121,7 +121,10 @@ ANYTIME_OPTIONS = {
     "milp_max_entries": _O(int, _anytime.MILP_MAX_ENTRIES, "most edge-cost entries for the MILP stage"),
     "milp_share": _O(float, 0.6, "share of the time left given to the MILP stage"),
     "lagrange": _O(bool, True, "the Lagrangian stage (bound and repaired plans)"),
-    "lagrange_share": _O(float, 0.7, "share of the time left given to the Lagrangian stage"),
+    "lagrange_share": _O(float, 0.7, "share of the time left given to the Lagrangian stage (at most)"),
+    "lagrange_min_steps": _O(int, 6, "fewest subgradient steps before the stagnation rule may stop the stage"),
+    "lagrange_patience": _O(float, 1.0, "the Lagrangian stage stops once it has taken (1 + this) times as many "
+                            "steps as it took to offer its best plan; 0: never early"),
     "lagrange_iterations": _O(int, 200, "most subgradient steps"),
     "repair_every": _O(int, 4, "repair every this many relaxed plans (and those within repair_within)"),
     "repair_within": _O(float, 1.25, "repair every relaxed plan whose peak / limit is at most this"),
@@ -139,7 +142,10 @@ ANYTIME_OPTIONS = {
     "sequential_decode": _O(bool, True, "Lagrangian core plans: also the sequential decode of the reparametrization"),
     "star_moves": _O(bool, True, "star moves (a hub and all its neighbours) in core plans, polish and LNS"),
     "hub_regions": _O(bool, True, "LNS: exact re-optimisation of large regions grown from the hubs"),
-    "hub_region_size": _O(int, 1000, "LNS: nodes per hub region"),
+    "hub_region_size": _O(int, 1000, "LNS: most nodes per hub region"),
+    "hub_region_per_degree": _O(float, 4.0, "LNS: a hub region's nodes per incident edge of its hub "
+                                "(between hub_region_min and hub_region_size)"),
+    "hub_region_min": _O(int, 100, "LNS: fewest nodes per hub region"),
     "binding_regions": _O(bool, True, "LNS: exact re-optimisation of regions grown from nodes live where memory binds"),
     "binding_region_size": _O(int, 300, "LNS: nodes per binding region"),
     "priced_regions": _O(bool, True, "LNS: binding regions also try the Lagrangian memory prices as trade-offs"),
