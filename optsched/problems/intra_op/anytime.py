@@ -510,7 +510,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
     history, times = [], []
     it = 0
     no_plan_end = end if no_plan_end is None else no_plan_end
-    patience = float(opts.get("lagrange_patience", 1.0))
+    patience = float(opts.get("lagrange_patience", 2.0))
     min_steps = int(opts.get("lagrange_min_steps", 6))
     best_step, stop_reason = 0, "share"
     while not (lag_end if best.s is not None else no_plan_end).expired():

@@ -123,7 +123,7 @@ ANYTIME_OPTIONS = {
     "lagrange": _O(bool, True, "the Lagrangian stage (bound and repaired plans)"),
     "lagrange_share": _O(float, 0.7, "share of the time left given to the Lagrangian stage (at most)"),
     "lagrange_min_steps": _O(int, 6, "fewest subgradient steps before the stagnation rule may stop the stage"),
-    "lagrange_patience": _O(float, 1.0, "the Lagrangian stage stops once it has taken (1 + this) times as many "
+    "lagrange_patience": _O(float, 2.0, "the Lagrangian stage stops once it has taken (1 + this) times as many "
                             "steps as it took to offer its best plan; 0: never early"),
     "lagrange_iterations": _O(int, 200, "most subgradient steps"),
     "repair_every": _O(int, 4, "repair every this many relaxed plans (and those within repair_within)"),
