@@ -270,3 +270,19 @@ def test_the_structure_cache_keeps_no_dead_instance():
     gc.collect()
     assert inst_ref() is None and st_ref() is None
     assert key not in structure_mod._CACHE
+
+
+def test_released_working_edge_costs_come_back_the_same():
+    """The Lagrangian stage drops the moves' working edge costs while the core lives; the next use
+    rebuilds the very same numbers (and the compiled moves' arrays with them)."""
+    inst = random_instance(2)
+    st = structure(inst)
+    before, kernel_before = st.edge_cost.copy(), st.kernel.ecost
+    st.release_edge_costs()
+    assert "_kernel" not in st.__dict__ and st._edge_cost is None
+    assert np.array_equal(st.edge_cost, before) and np.array_equal(st.kernel.ecost, kernel_before)
+    assert np.array_equal(st.edge_cost, ref_working_costs(inst)[1])
+    clean = random_instance(2, forbidden=False)
+    st = structure(clean)
+    st.release_edge_costs()   # nothing to drop: the instance's own array
+    assert st.edge_cost is clean.edge_cost

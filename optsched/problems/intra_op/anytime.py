@@ -483,6 +483,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
     memory = math.isfinite(limit) and len(st.times) > 0
     price = np.zeros(len(st.times)) if memory else None
     t_setup = time.perf_counter()
+    st.release_edge_costs()   # memory: rebuilt by the first repair (see the loop)
     el = eliminate(priced_instance(inst, st, price))
     core = Core(el)
     setup_s = time.perf_counter() - t_setup
@@ -498,10 +499,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
             break  # the next step's uninterruptible setup would not fit
         priced = priced_instance(inst, st, price)
         if it:
-            # memory: the previous core's costs are dead once the next elimination starts (held
-            # twice they would be 2.4 GB on a 1.45e8-entry file); phi stays for the warm start
-            el = None
-            core.release()
+            st.release_edge_costs()   # memory: see below
             el = eliminate(priced)
             core.set_costs(el)
             setup_s = time.perf_counter() - tt[0]
@@ -517,6 +515,13 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
         s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2,
                        greedy=it == 0 and opts.get("core_greedy", True),
                        sequential=opts.get("sequential_decode", True), compiled=opts.get("star_moves", True))
+        # memory: besides the instance's, one array of the edge costs' size at a time (1.2 GB
+        # on a 1.45e8-entry file): the core's costs live from the elimination to the core
+        # plan (dropped here; phi stays for the warm start), the working costs of the moves on
+        # the instance from the repair below (rebuilt on first use, the same numbers) to the next
+        # elimination (released above)
+        el = None
+        core.release()
         loads = loads_at_points(inst, st, s) if memory else None
         tt.append(time.perf_counter())
         history.append(value)

@@ -40,24 +40,29 @@ def all_integral(arr: np.ndarray) -> bool:
     return all(bool(np.all(arr[lo:hi] == np.round(arr[lo:hi]))) for lo, hi in _chunks(arr.size))
 
 
-def _finite_part(arr: np.ndarray, bad: bool) -> np.ndarray:
-    """``arr`` with its forbidden entries at 0, made chunk by chunk (``arr`` itself if none)."""
+def _allowed_maxima(arr: np.ndarray, starts: np.ndarray, bad: bool) -> np.ndarray:
+    """``np.maximum.reduceat(where(arr >= FORBIDDEN, 0, arr), starts)`` for strictly increasing
+    ``starts``, a few thousand segments at a time (a maximum is exact: the same numbers as the
+    whole-array form, without its full-size copy)."""
     if not bad:
-        return arr
-    out = np.empty_like(arr)
-    for lo, hi in _chunks(arr.size):
-        seg = out[lo:hi]
-        seg[...] = arr[lo:hi]
-        np.copyto(seg, 0.0, where=seg >= FORBIDDEN)
+        return np.maximum.reduceat(arr, starts)
+    out = np.empty(starts.size)
+    i = 0
+    while i < starts.size:
+        j = max(i + 1, int(np.searchsorted(starts, starts[i] + CHUNK, side="right")))
+        lo, hi = int(starts[i]), int(starts[j]) if j < starts.size else arr.size
+        fin = arr[lo:hi].copy()
+        np.copyto(fin, 0.0, where=fin >= FORBIDDEN)
+        out[i:j] = np.maximum.reduceat(fin, starts[i:j] - lo)
+        i = j
     return out
 
 
 def working_penalty(inst: IntraOpInstance) -> tuple[float, bool, bool]:
     """The working penalty P of :func:`working_costs`, and whether any node / edge cost is forbidden.
 
-    No array of the edge costs' size is held: the per-edge maxima of the allowed entries are taken
-    over a zeroed copy made and dropped here only when some edge entry is forbidden (the same
-    numbers, in the same order, as the whole-array form, so P is the same float)."""
+    No array of the edge costs' size is made: the per-edge maxima of the allowed entries are taken
+    a chunk of edges at a time (the same numbers, summed at once as before, so P is the same)."""
     bad_n = any_at_least(inst.cost, FORBIDDEN)
     bad_e = any_at_least(inst.edge_cost, FORBIDDEN)
     fin_n = np.where(inst.cost >= FORBIDDEN, 0.0, inst.cost) if bad_n else inst.cost
@@ -65,9 +70,7 @@ def working_penalty(inst: IntraOpInstance) -> tuple[float, bool, bool]:
     if inst.num_edges:
         nonempty = inst.edge_offsets[:-1] < inst.edge_offsets[1:]
         if nonempty.any():
-            fin_e = _finite_part(inst.edge_cost, bad_e)
-            upper += float(np.maximum.reduceat(fin_e, inst.edge_offsets[:-1][nonempty]).sum())
-            del fin_e
+            upper += float(_allowed_maxima(inst.edge_cost, inst.edge_offsets[:-1][nonempty], bad_e).sum())
     penalty = 10.0 ** math.ceil(math.log10(2 * upper + 1)) if upper > 0 else 1.0
     return penalty, bad_n, bad_e
 
@@ -136,7 +139,9 @@ class Structure:
         self.limit = math.inf if inst.usage_limit is None else float(inst.usage_limit)
         self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
         self.allowed = inst.cost < FORBIDDEN
-        self.node_cost, self.edge_cost, self.penalty = working_costs(inst)
+        self.penalty, bad_n, self._bad_e = working_penalty(inst)
+        self.node_cost = at_penalty(inst.cost, self.penalty, bad_n)
+        self._edge_cost = at_penalty(inst.edge_cost, self.penalty, self._bad_e)
         # each node's least-usage allowed strategy (ties: least cost)
         self.least = np.array([int(np.lexsort((inst.cost[self.off[v]:self.off[v + 1]],
                                                 inst.usage[self.off[v]:self.off[v + 1]],
@@ -150,6 +155,24 @@ class Structure:
         if inst is None:  # pragma: no cover - a structure is used while its instance is alive
             raise ReferenceError("the instance of this Structure no longer exists")
         return inst
+
+    @property
+    def edge_cost(self) -> np.ndarray:
+        """The edge costs at the working penalty (:func:`working_costs`; rebuilt, the same
+        numbers, after :meth:`release_edge_costs`)."""
+        ec = self._edge_cost
+        if ec is None:
+            ec = self._edge_cost = at_penalty(self.inst.edge_cost, self.penalty, self._bad_e)
+        return ec
+
+    def release_edge_costs(self) -> None:
+        """Drop the working copy of the edge costs (and the compiled moves' arrays that hold it)
+        until the next use rebuilds it: for a stage that works on other arrays of that size
+        meanwhile (the Lagrangian stage's core: on a 1.45e8-entry file each is 1.2 GB). Nothing
+        to drop when the working costs are the instance's own array."""
+        if self._bad_e:
+            self._edge_cost = None
+            self.__dict__.pop("_kernel", None)
 
     @property
     def kernel(self) -> "KernelArrays":
