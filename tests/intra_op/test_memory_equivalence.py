@@ -18,6 +18,7 @@ import pytest
 from optsched.core.clock import Deadline
 from optsched.problems.intra_op import generate
 from optsched.problems.intra_op import anytime as anytime_mod
+from optsched.problems.intra_op import elimination as elimination_mod
 from optsched.problems.intra_op import structure as structure_mod
 from optsched.problems.intra_op.core_search import core_instance
 from optsched.problems.intra_op.dual import Core, priced_instance
@@ -123,8 +124,10 @@ def ref_core_instance(el, linked):
 
 # -- instances --------------------------------------------------------------------------------
 def random_instance(seed: int, *, n: int = 40, extra_edges: int = 70, forbidden: bool = True,
-                    parallel: int = 6) -> IntraOpInstance:
-    """A chain with random chords (a core remains), leaves, parallel edges, sentinel entries."""
+                    parallel: int = 6, scale: float = 1.0) -> IntraOpInstance:
+    """A chain with random chords (a core remains), leaves, parallel edges, sentinel entries;
+    ``scale`` 1e13: allowed costs up to 9.9e14, so sums of them pass FORBIDDEN (1e15) and the
+    penalty itself is above it (a computed matrix must keep such sums)."""
     rng = np.random.default_rng(seed)
     k = rng.integers(1, 6, size=n)
     edges = [(i - 1, i) for i in range(1, n)]
@@ -133,8 +136,8 @@ def random_instance(seed: int, *, n: int = 40, extra_edges: int = 70, forbidden:
         if a != b:
             edges.append((a, b))
     edges += [edges[int(rng.integers(len(edges)))][::-1] for _ in range(parallel)]   # parallel, reversed
-    cost = rng.integers(0, 100, size=int(k.sum())).astype(float)
-    ecost = np.concatenate([rng.integers(0, 50, size=int(k[a] * k[b])).astype(float) for a, b in edges])
+    cost = rng.integers(0, 100, size=int(k.sum())).astype(float) * scale
+    ecost = np.concatenate([rng.integers(0, 100, size=int(k[a] * k[b])).astype(float) for a, b in edges]) * scale
     if forbidden:
         cost[rng.random(cost.size) < 0.05] = SENTINEL
         cost[np.concatenate([[0], np.cumsum(k)[:-1]])] = rng.integers(0, 100, size=n)  # one allowed each
@@ -148,6 +151,7 @@ def random_instance(seed: int, *, n: int = 40, extra_edges: int = 70, forbidden:
 CASES = [pytest.param(lambda s: random_instance(s), id="forbidden"),
          pytest.param(lambda s: random_instance(s, forbidden=False), id="none-forbidden"),
          pytest.param(lambda s: random_instance(s, n=12, extra_edges=0), id="tree-like"),
+         pytest.param(lambda s: random_instance(s, n=30, extra_edges=30, scale=1e13), id="large-costs"),
          pytest.param(lambda s: generate(s, graph="random", nodes=30, strategies=4, memory_ratio=1.05),
                       id="generated")]
 
@@ -191,9 +195,18 @@ def test_working_costs_chunked_on_several_chunks(monkeypatch):
     assert not all_integral(frac.edge_cost)   # the fraction sits in the last, partial chunk
 
 
+@pytest.fixture(params=["fast", "lean"])
+def lean(request, monkeypatch):
+    """Both forms of the elimination: views of a working copy (instances up to LEAN_ENTRIES edge
+    entries), and views of the instance's own array made working where used (larger ones)."""
+    if request.param == "lean":
+        monkeypatch.setattr(elimination_mod, "LEAN_ENTRIES", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("make", CASES)
 @pytest.mark.parametrize("seed", range(4))
-def test_elimination_core_and_core_instance_are_the_copying_ones(make, seed):
+def test_elimination_core_and_core_instance_are_the_copying_ones(make, seed, lean):
     inst = make(seed)
     for target in (inst, priced_instance(inst, structure(inst), None)):
         el, ref = eliminate(target), ref_eliminate(target)
@@ -202,9 +215,9 @@ def test_elimination_core_and_core_instance_are_the_copying_ones(make, seed):
             continue
         flat = el.flat_layout()
         assert flat is not None and all(np.shares_memory(m, flat) for m in el.edges.values())
+        concatenated = np.concatenate([ref.edges[key].ravel() for key in ref.edges]).astype(float)  # the old E
         core, ref_core = Core(el), Core(ref)
-        assert core.E is flat and ref_core.E is not ref.flat
-        assert np.array_equal(core.E, ref_core.E)
+        assert core.E is flat and np.array_equal(core.E, concatenated)
         assert core.diffuse(7) == ref_core.diffuse(7)
         linked = sorted({v for key in el.edges for v in key})
         sub, ref_sub = core_instance(el, linked), ref_core_instance(ref, linked)
@@ -214,11 +227,12 @@ def test_elimination_core_and_core_instance_are_the_copying_ones(make, seed):
         assert sub.sha256() == ref_sub.sha256()
 
 
-def test_core_instance_copies_when_the_layout_was_replaced():
+def test_core_instance_copies_when_the_layout_was_replaced(lean):
     """A caller that replaced a core matrix gets the concatenation (the flat array no longer holds
     the numbers), equal to the reference."""
     inst = random_instance(1)
     el = eliminate(inst)
+    assert el.flat_layout() is not None   # laid out (by eliminate when lean, else on this call)
     key = next(iter(el.edges))
     el.edges[key] = el.edges[key] + 1.0
     assert el.flat_layout() is None
@@ -229,7 +243,7 @@ def test_core_instance_copies_when_the_layout_was_replaced():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_core_plan_and_lagrange_steps_are_unchanged(seed, monkeypatch):
+def test_core_plan_and_lagrange_steps_are_unchanged(seed, monkeypatch, lean):
     """The core plan of the Lagrangian stage (decode, sequential decode, greedy, compiled and
     OneFlow moves) from the lean elimination and core instance equals the one from the copying
     references, over a release / set_costs step with new prices."""
