@@ -300,3 +300,40 @@ def test_released_working_edge_costs_come_back_the_same():
     st = structure(clean)
     st.release_edge_costs()   # nothing to drop: the instance's own array
     assert st.edge_cost is clean.edge_cost
+
+
+def ref_lean_plan(inst, st, deadline):
+    """``anytime._lean_plan`` as it was (whole-array temporaries, the lean costs copied)."""
+    import dataclasses
+
+    from optsched.problems.intra_op.state import PlanState
+
+    allowed_e = inst.edge_cost < FORBIDDEN
+    upper = float(np.where(st.allowed, inst.cost, 0).sum() + np.where(allowed_e, inst.edge_cost, 0).sum()) + 1.0
+    pos = inst.usage[inst.usage > 0]
+    eps = (float(pos.min()) if pos.size else 1.0) / (2 * upper)
+    cost = np.where(st.allowed, inst.usage + eps * inst.cost, 2 * FORBIDDEN)
+    ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
+    lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
+    el = ref_eliminate(lean)
+    state = PlanState(inst, anytime_mod._core_plan(el, None, deadline), deadline)
+    if state.overload() > state.tol:
+        state.repair_memory(allow_forbidden=False)
+    if state.overload() <= state.tol:
+        for _ in range(2):
+            if state.fast_sweep(pairs=False) <= 0 or state.expired():
+                break
+    return state
+
+
+@pytest.mark.parametrize("make", CASES)
+@pytest.mark.parametrize("seed", range(3))
+def test_lean_start_plan_is_unchanged(make, seed, lean, monkeypatch):
+    """The memory-lean start (chunked lean costs, the working costs released and rebuilt) gives the
+    plan of the whole-array form, with the chunked pass over several chunks."""
+    monkeypatch.setattr(structure_mod, "CHUNK", 64)
+    inst = make(seed)
+    st = structure(inst)
+    new = anytime_mod._lean_plan(inst, st, Deadline())
+    ref = ref_lean_plan(inst, st, Deadline())
+    assert np.array_equal(new.s, ref.s)

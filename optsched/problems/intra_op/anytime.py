@@ -584,15 +584,28 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | Non
     memory. None if the clock ran out."""
     import dataclasses
 
+    from .instance import _Adopt
+    from .structure import CHUNK
+
+    # memory (a file of 1.45e8 edge-cost entries: 1.2 GB an array): the moves' working edge costs
+    # are dropped until the plan below rebuilds them; the lean edge costs are made a chunk at a
+    # time (elementwise: the same numbers) and handed to the instance without a copy
+    st.release_edge_costs()
     allowed_e = inst.edge_cost < FORBIDDEN
     upper = float(np.where(st.allowed, inst.cost, 0).sum() + np.where(allowed_e, inst.edge_cost, 0).sum()) + 1.0
     pos = inst.usage[inst.usage > 0]
     eps = (float(pos.min()) if pos.size else 1.0) / (2 * upper)
     cost = np.where(st.allowed, inst.usage + eps * inst.cost, 2 * FORBIDDEN)
-    ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
-    lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
+    ecost = np.empty_like(inst.edge_cost)
+    for lo in range(0, ecost.size, CHUNK):
+        ecost[lo:lo + CHUNK] = np.where(allowed_e[lo:lo + CHUNK], eps * inst.edge_cost[lo:lo + CHUNK], 2 * FORBIDDEN)
+    del allowed_e
+    lean = dataclasses.replace(inst, cost=cost, edge_cost=_Adopt(ecost), usage_limit=None)
+    del ecost
     el = eliminate(lean)
-    state = PlanState(inst, _core_plan(el, None, deadline), deadline)
+    s = _core_plan(el, None, deadline)
+    del el, lean   # memory: dead before the plan's moves rebuild their working costs
+    state = PlanState(inst, s, deadline)
     if state.overload() > state.tol:
         state.repair_memory(allow_forbidden=False)
     if state.overload() <= state.tol:
