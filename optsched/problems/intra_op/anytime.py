@@ -603,8 +603,12 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | Non
     lean = dataclasses.replace(inst, cost=cost, edge_cost=_Adopt(ecost), usage_limit=None)
     del ecost
     el = eliminate(lean)
+    # memory: the lean costs are dead once eliminated (the core holds its own); the elimination
+    # keeps its instance only for the node count (``extend``), which ``inst`` has too
+    el.inst = inst
+    del lean
     s = _core_plan(el, None, deadline)
-    del el, lean   # memory: dead before the plan's moves rebuild their working costs
+    del el   # memory: dead before the plan's moves rebuild their working costs
     state = PlanState(inst, s, deadline)
     if state.overload() > state.tol:
         state.repair_memory(allow_forbidden=False)
