@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .core.errors import InvalidInstanceError
+from .core.errors import InvalidInstanceError, UnknownNameError
 from .core.instance import load_json_file
 from .core.generation import generate as _generate
 from .core.registry import CheckReport, get_problem
@@ -41,8 +41,21 @@ def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
         if len(args) > 1:
             raise TypeError("load_instance(path, *, problem=None) takes one path")
         problem, path = str(path), args[0]
-    from .core.sidecar import read_json_data
+    from .core.jsonfile import head_problem
+    from .core.sidecar import read_json_data, sidecar_path
 
+    # a file whose head names its problem (as optsched writes them), without a sidecar: through
+    # that type's own reader (``Instance.load_fast``; a 10^8-entry instance as arrays, not Python
+    # lists); any file it does not take (None back) is read the generic way below
+    named = head_problem(path)
+    if named is not None and problem in (None, named) and not sidecar_path(path).exists():
+        try:
+            fast = getattr(get_problem(named).instance_type, "load_fast", None)
+        except UnknownNameError:
+            fast = None   # the generic reader names the unknown problem
+        inst = fast(path) if fast is not None else None
+        if inst is not None:
+            return inst
     data = read_json_data(path, problem or "instance")
     if isinstance(data, dict) and "method" in data and "status" in data:
         raise InvalidInstanceError(problem or str(data.get("problem")), "(file)",

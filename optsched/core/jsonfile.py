@@ -5,12 +5,13 @@ The serialisation side of :mod:`optsched.core.instance` (which re-exports these 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInstanceError
 
-__all__ = ["canonical_json", "load_json_file", "COMPACT_ABOVE"]
+__all__ = ["canonical_json", "load_json_file", "head_problem", "COMPACT_ABOVE"]
 
 
 def canonical_json(data: Any) -> str:
@@ -69,3 +70,25 @@ COMPACT_ABOVE = 200_000
 def _size_hint(data: dict) -> int:
     """Number of elements in the top-level lists of an instance's JSON data (cheap)."""
     return sum(len(v) for v in data.values() if isinstance(v, list))
+
+
+#: the head optsched writes on every instance and result file: ``format_version``, then ``problem``
+_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"format_version"\s*:\s*-?[0-9]+\s*,\s*"problem"\s*:\s*'
+                   rb'"([A-Za-z0-9_.\-]+)"\s*[,}]')
+
+
+def head_problem(path: str | Path) -> str | None:
+    """The problem a JSON file names at its head, read from its first 4 kB without parsing the rest
+    (a large instance's lists are read once, by its type's own reader): None unless the file is a
+    regular, uncompressed file that starts the way optsched writes them (``format_version``, then
+    ``problem``); the caller then reads the file the generic way, which checks everything."""
+    try:
+        p = Path(path)
+        if not p.is_file():
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    m = _HEAD.match(head)
+    return m.group(1).decode("ascii") if m else None

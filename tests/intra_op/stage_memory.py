@@ -54,7 +54,7 @@ def _wrap(owner, attr: str, label: str, depth: list) -> None:
 
 
 def instrument() -> None:
-    from optsched.problems.intra_op import anytime, dual, state
+    from optsched.problems.intra_op import anytime, dual, state, structure
 
     depth = [0]
     for name in ("structure", "least_memory_plan", "priced_instance", "eliminate", "lagrangian_value",
@@ -62,8 +62,10 @@ def instrument() -> None:
                  "_lean_plan", "_lagrange", "core_instance", "sequential_greedy", "build_model"):
         if hasattr(anytime, name):
             _wrap(anytime, name, name, depth)
-    for name in ("__init__", "diffuse", "set_costs", "sequential_decode", "decode"):
+    for name in ("__init__", "diffuse", "set_costs", "sequential_decode", "decode", "release"):
         _wrap(dual.Core, name, f"Core.{name}", depth)
+    # where the Lagrangian stage drops the moves' working edge costs (rebuilt by the next repair)
+    _wrap(structure.Structure, "release_edge_costs", "Structure.release_edge_costs", depth)
     _wrap(state.PlanState, "__init__", "PlanState.__init__", depth)
 
 

@@ -54,7 +54,7 @@ from .instance import FORBIDDEN, IntraOpInstance, plan_cost
 from .model import build_model, decode
 from .plan import Plan
 from .state import PlanState, chains as path_chains, fix_plan, random_path
-from .structure import least_memory_plan, structure
+from .structure import all_integral, least_memory_plan, structure
 
 __all__ = ["anytime", "MILP_MAX_ENTRIES", "loads_at_points"]
 
@@ -362,7 +362,7 @@ def anytime(inst: IntraOpInstance, ctx: SolveContext) -> Outcome:
     end = Deadline(clock.at - reserve)
     st = structure(inst)
     _allowed_or_raise(inst, st)
-    integral = bool(np.all(inst.cost == np.round(inst.cost)) and np.all(inst.edge_cost == np.round(inst.edge_cost)))
+    integral = all_integral(inst.cost) and all_integral(inst.edge_cost)   # chunked: no 1.2 GB temporary
     best = _Best(inst, integral)
     stats: dict = {"stages": []}
     rng = ctx.rng
@@ -502,6 +502,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
     memory = math.isfinite(limit) and len(st.times) > 0
     price = np.zeros(len(st.times)) if memory else None
     t_setup = time.perf_counter()
+    st.release_edge_costs()   # memory: rebuilt by the first repair (see the loop)
     el = eliminate(priced_instance(inst, st, price))
     core = Core(el)
     setup_s = time.perf_counter() - t_setup
@@ -520,6 +521,7 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
             break  # the next step's uninterruptible setup would not fit
         priced = priced_instance(inst, st, price)
         if it:
+            st.release_edge_costs()   # memory: see below
             el = eliminate(priced)
             core.set_costs(el)
             setup_s = time.perf_counter() - tt[0]
@@ -535,6 +537,13 @@ def _lagrange(inst, st, best: _Best, stats: dict, lag_end: Deadline, end: Deadli
         s = _core_plan(el, core, lag_end if best.s is not None else end, rounds=2,
                        greedy=it == 0 and opts.get("core_greedy", True),
                        sequential=opts.get("sequential_decode", True), compiled=opts.get("star_moves", True))
+        # memory: besides the instance's, one array of the edge costs' size at a time (1.2 GB
+        # on a 1.45e8-entry file): the core's costs live from the elimination to the core
+        # plan (dropped here; phi stays for the warm start), the working costs of the moves on
+        # the instance from the repair below (rebuilt on first use, the same numbers) to the next
+        # elimination (released above)
+        el = None
+        core.release()
         loads = loads_at_points(inst, st, s) if memory else None
         tt.append(time.perf_counter())
         history.append(value)
@@ -605,15 +614,32 @@ def _lean_plan(inst: IntraOpInstance, st, deadline: Deadline) -> PlanState | Non
     memory. None if the clock ran out."""
     import dataclasses
 
+    from .instance import _Adopt
+    from .structure import CHUNK
+
+    # memory (a file of 1.45e8 edge-cost entries: 1.2 GB an array): the moves' working edge costs
+    # are dropped until the plan below rebuilds them; the lean edge costs are made a chunk at a
+    # time (elementwise: the same numbers) and handed to the instance without a copy
+    st.release_edge_costs()
     allowed_e = inst.edge_cost < FORBIDDEN
     upper = float(np.where(st.allowed, inst.cost, 0).sum() + np.where(allowed_e, inst.edge_cost, 0).sum()) + 1.0
     pos = inst.usage[inst.usage > 0]
     eps = (float(pos.min()) if pos.size else 1.0) / (2 * upper)
     cost = np.where(st.allowed, inst.usage + eps * inst.cost, 2 * FORBIDDEN)
-    ecost = np.where(allowed_e, eps * inst.edge_cost, 2 * FORBIDDEN)
-    lean = dataclasses.replace(inst, cost=cost, edge_cost=ecost, usage_limit=None)
+    ecost = np.empty_like(inst.edge_cost)
+    for lo in range(0, ecost.size, CHUNK):
+        ecost[lo:lo + CHUNK] = np.where(allowed_e[lo:lo + CHUNK], eps * inst.edge_cost[lo:lo + CHUNK], 2 * FORBIDDEN)
+    del allowed_e
+    lean = dataclasses.replace(inst, cost=cost, edge_cost=_Adopt(ecost), usage_limit=None)
+    del ecost
     el = eliminate(lean)
-    state = PlanState(inst, _core_plan(el, None, deadline), deadline)
+    # memory: the lean costs are dead once eliminated (the core holds its own); the elimination
+    # keeps its instance only for the node count (``extend``), which ``inst`` has too
+    el.inst = inst
+    del lean
+    s = _core_plan(el, None, deadline)
+    del el   # memory: dead before the plan's moves rebuild their working costs
+    state = PlanState(inst, s, deadline)
     if state.overload() > state.tol:
         state.repair_memory(allow_forbidden=False)
     if state.overload() <= state.tol:

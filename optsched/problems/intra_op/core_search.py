@@ -37,16 +37,30 @@ def core_product(el: Elimination) -> float:
 
 def core_instance(el, linked):
     """The eliminated core as an instance of its own (no memory): the unary costs of the ``linked``
-    nodes and the compound edges between them, sentinel costs capped so that sums stay finite."""
+    nodes and the compound edges between them, sentinel costs capped so that sums stay finite.
+
+    Memory: when the core's matrices are still laid out in the elimination's flat array
+    (:meth:`.elimination.Elimination.flat_layout`, as :func:`.elimination.eliminate` returns
+    them) and no entry reaches the cap, the instance's edge costs are a read-only view of that
+    array (the same numbers as their concatenation: the cap changes none of them) instead of a
+    1.2 GB copy on a 1.45e8-entry file; the caller does not write the core's matrices while the
+    instance lives."""
+    from .instance import _Adopt, _Shared
+
     idx = {v: i for i, v in enumerate(linked)}
     keys = list(el.edges)
     cap = lambda a: np.minimum(a, 1e300)  # noqa: E731 - sums of sentinels stay finite
+    flat = el.flat_layout()
+    if flat is not None and flat.size and float(flat.max()) <= 1e300:
+        edge_cost = _Shared(flat)
+    else:
+        edge_cost = _Adopt(np.concatenate([cap(el.edges[key]).ravel() for key in keys]))  # fresh: not copied again
     return IntraOpInstance(num_strategies=[len(el.unary[v]) for v in linked],
                            cost=np.concatenate([cap(el.unary[v]) for v in linked]),
                            usage=np.zeros(sum(len(el.unary[v]) for v in linked)),
                            start=np.zeros(len(linked), np.int64), end=np.zeros(len(linked), np.int64),
                            edge_u=[idx[a] for a, b in keys], edge_v=[idx[b] for a, b in keys],
-                           edge_cost=np.concatenate([cap(el.edges[key]).ravel() for key in keys]))
+                           edge_cost=edge_cost)
 
 
 def solve_core(el: Elimination, *, exact_limit: float = CORE_ENUMERATION_LIMIT, greedy_rounds: int = 10,

@@ -85,7 +85,7 @@ class Core:
         self.ea = np.array([pos[a] for a, b in keys], dtype=np.int64)
         self.eb = np.array([pos[b] for a, b in keys], dtype=np.int64)
         ka, kb = k[self.ea], k[self.eb]
-        self.E = np.concatenate([el.edges[key].ravel() for key in keys]).astype(float) if keys else np.zeros(0)
+        self.E = self._flat(el)
         self.eoff = np.concatenate([[0], np.cumsum(ka * kb)]).astype(np.int64)
         self.aoff = np.concatenate([[0], np.cumsum(ka)]).astype(np.int64)
         self.boff = np.concatenate([[0], np.cumsum(kb)]).astype(np.int64)
@@ -101,12 +101,33 @@ class Core:
         self.theta = np.concatenate([el.unary[int(v)] for v in self.nodes]).astype(float) if self.nodes.size \
             else np.zeros(0)
         if self.keys:
-            self.E = np.concatenate([el.edges[key].ravel() for key in self.keys]).astype(float)
+            self.E = self._flat(el)
         self._share(el)
+
+    def _flat(self, el: Elimination) -> np.ndarray:
+        """The core matrices in the order of ``keys``, row-major, in one float array: the
+        elimination's own flat array when its matrices are still laid out in it in that order
+        (:meth:`.elimination.Elimination.flat_layout`: no copy), else their concatenation."""
+        if not self.keys:
+            return np.zeros(0)
+        flat = el.flat_layout()
+        if flat is not None and list(el.edges) == self.keys and flat.dtype == np.float64:
+            return flat
+        return np.concatenate([el.edges[key].ravel() for key in self.keys]).astype(float)
+
+    def release(self) -> None:
+        """Drop the edge costs and the elimination (keeps the structure and ``phi``): before the
+        next elimination of a priced problem, whose :meth:`set_costs` follows, so that the old
+        and the new core costs are not held at once (1.2 GB each on a 1.45e8-entry file)."""
+        self.E = np.zeros(0)
+        self.el = None
 
     def _share(self, el: Elimination) -> None:
         """Make the elimination's core matrices views of ``E`` (the same numbers, held once: on a
-        file with 1.45e8 edge-cost entries each copy is 1.2 GB)."""
+        file with 1.45e8 edge-cost entries each copy is 1.2 GB); nothing to do when ``E`` is the
+        elimination's own flat array."""
+        if self.E is el.flat:
+            return
         for e, key in enumerate(self.keys):
             shape = el.edges[key].shape
             el.edges[key] = self.E[self.eoff[e]:self.eoff[e + 1]].reshape(shape)
@@ -143,6 +164,8 @@ class Core:
         best_phi = (self.phi_a.copy(), self.phi_b.copy())
         if not self.E.size:
             return best
+        # the best phi is copied into these two buffers (not into new arrays: at 7e6 entries each,
+        # a new pair beside the old one was 110 MB more at the peak)
         ma, mb, tot = np.empty_like(self.phi_a), np.empty_like(self.phi_b), np.empty_like(self.theta)
         for i in range(sweeps):
             if clock is not None and clock.expired():
@@ -153,7 +176,9 @@ class Core:
                 continue  # the bound costs as much as a sweep: evaluated every few sweeps
             val = self.bound()
             if val > best:
-                best, best_phi = val, (self.phi_a.copy(), self.phi_b.copy())
+                best = val
+                np.copyto(best_phi[0], self.phi_a)
+                np.copyto(best_phi[1], self.phi_b)
         self.phi_a, self.phi_b = best_phi
         return best
 

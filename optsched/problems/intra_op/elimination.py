@@ -32,7 +32,11 @@ import numpy as np
 
 from .instance import IntraOpInstance
 
-__all__ = ["Elimination", "eliminate"]
+__all__ = ["Elimination", "eliminate", "LEAN_ENTRIES"]
+
+#: edge-cost entries above which an instance with forbidden edge entries is eliminated without a
+#: whole working copy of its edge costs (16.8 M entries: a copy of 134 MB) [ours]
+LEAN_ENTRIES = 1 << 24
 
 
 @dataclass
@@ -44,6 +48,33 @@ class Elimination:
     edges: dict[tuple[int, int], np.ndarray]         # (a, b), a < b, core edges -> k_a x k_b matrix
     steps: list = field(default_factory=list)        # (kind, v, neighbours, argmin table)
     counts: dict = field(default_factory=dict)
+    #: the core edges' matrices, row-major, one after the other in the order of ``edges``, each
+    #: ``edges`` matrix a view of it: made by :func:`eliminate` on large files, else by the first
+    #: :meth:`flat_layout` (None until then)
+    flat: np.ndarray | None = None
+
+    def flat_layout(self) -> np.ndarray | None:
+        """The core matrices in one flat array, ``edges``' matrices views of it, in order: laid
+        out on the first call (the numbers the matrices hold; the dictionary's matrices replaced
+        by views of it), then ``flat`` as long as every matrix is still its view (else None: a
+        caller replaced one)."""
+        flat = self.flat
+        if flat is None:
+            mats = list(self.edges.values())
+            flat = self.flat = np.concatenate([m.ravel() for m in mats]).astype(float, copy=False) if mats \
+                else np.zeros(0)
+            pos = 0
+            for key, m in zip(list(self.edges), mats):
+                self.edges[key] = flat[pos:pos + m.size].reshape(m.shape)
+                pos += m.size
+            return flat
+        pos = 0
+        for mat in self.edges.values():
+            if mat.base is not flat or not mat.flags.c_contiguous or \
+                    mat.__array_interface__["data"][0] != flat.__array_interface__["data"][0] + 8 * pos:
+                return None
+            pos += mat.size
+        return flat if pos == flat.size else None
 
     @property
     def core(self) -> list[int]:
@@ -87,24 +118,49 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
     >>> el.fully_reduced
     True
     """
-    from .structure import working_costs
+    from .instance import FORBIDDEN
+    from .structure import at_penalty, working_penalty
 
     k = inst.num_strategies
     off, eoff = inst.offsets, inst.edge_offsets
-    node_w, edge_w, _ = working_costs(inst)   # forbidden entries at one finite penalty
+    # forbidden entries at one finite penalty (:func:`.structure.working_costs`). On a large file
+    # with forbidden edge entries ("lean") the edge costs are not copied as a whole: an untouched
+    # edge's matrix is a read-only view of the instance's array ("raw", in ``raw``) until it
+    # enters a sum, where its working values are made, and the core's raw matrices get theirs in
+    # the flat array below (a whole copy of 1.45e8 entries is 1.2 GB, and the core holds
+    # another); otherwise the matrices are views of the working copy (or of the instance's array
+    # when nothing is forbidden), as fast as before
+    penalty, bad_n, bad_e = working_penalty(inst)
+    node_w = at_penalty(inst.cost, penalty, bad_n)
+    lean = bad_e and inst.edge_cost.size > LEAN_ENTRIES
+    src = inst.edge_cost if lean else at_penalty(inst.edge_cost, penalty, bad_e)
     unary = {v: node_w[off[v]:off[v + 1]].astype(float) for v in range(inst.num_nodes)}
     adj: dict[int, dict[int, np.ndarray]] = {v: {} for v in range(inst.num_nodes)}
+    raw: set[tuple[int, int]] = set()
+
+    def work(a: int, b: int, m: np.ndarray) -> np.ndarray:
+        """m = adj[a][b] with working values (lean only: a new array when raw)."""
+        if (min(a, b), max(a, b)) in raw:
+            return np.where(m >= FORBIDDEN, penalty, m)
+        return m
+
     merged = 0
     for e in range(inst.num_edges):
         u, v = int(inst.edge_u[e]), int(inst.edge_v[e])
-        mat = edge_w[eoff[e]:eoff[e + 1]].reshape(k[u], k[v]).astype(float)
+        mat = src[eoff[e]:eoff[e + 1]].reshape(k[u], k[v])
         if v in adj[u]:
-            adj[u][v] = adj[u][v] + mat
+            if lean:
+                adj[u][v] = work(u, v, adj[u][v]) + np.where(mat >= FORBIDDEN, penalty, mat)
+                raw.discard((min(u, v), max(u, v)))
+            else:
+                adj[u][v] = adj[u][v] + mat
             adj[v][u] = adj[u][v].T
             merged += 1
         else:
-            adj[u][v] = mat.copy()
-            adj[v][u] = adj[u][v].T
+            adj[u][v] = mat
+            adj[v][u] = mat.T
+            if lean:
+                raw.add((min(u, v), max(u, v)))
     steps = []
     counts = {"parallel_merged": merged, "leaf": 0, "series": 0, "series_skipped_size": 0}
     stack = [v for v in range(inst.num_nodes) if 1 <= len(adj[v]) <= 2]
@@ -116,6 +172,8 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
         deg = len(adj[v])
         if deg == 1:
             (u, m_uv), = adj[v].items()   # m_uv is oriented v -> u: shape k_v x k_u
+            if lean:
+                m_uv = work(v, u, m_uv)
             tot = m_uv + unary[v][:, None]          # [t, s]
             arg = np.argmin(tot, axis=0)
             unary[u] = unary[u] + tot[arg, np.arange(tot.shape[1])]
@@ -128,16 +186,20 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
                 counts["series_skipped_size"] += 1
                 skipped.add(v)
                 continue
+            if lean:
+                m_vu, m_vw = work(v, u, m_vu), work(v, w, m_vw)
             # tot[s, t, r] = E_uv[s, t] + c_v[t] + E_vw[t, r]
             tot = m_vu.T[:, :, None] + unary[v][None, :, None] + m_vw[None, :, :]
             arg = np.argmin(tot, axis=1)
             new = np.take_along_axis(tot, arg[:, None, :], axis=1)[:, 0, :]
             del adj[u][v], adj[w][v]
             if w in adj[u]:
-                adj[u][w] = adj[u][w] + new
+                adj[u][w] = (work(u, w, adj[u][w]) if lean else adj[u][w]) + new
                 counts["parallel_merged"] += 1
             else:
                 adj[u][w] = new
+            if lean:
+                raw.discard((min(u, w), max(u, w)))   # computed now (also a pair once raw, then deleted)
             adj[w][u] = adj[u][w].T
             steps.append(("series", v, (u, w), arg))
             counts["series"] += 1
@@ -152,6 +214,19 @@ def eliminate(inst: IntraOpInstance, *, max_work: int = 20_000_000) -> Eliminati
         for b, mat in nb.items():
             if a < b:
                 edges[(a, b)] = mat
+    flat = None
+    if lean:
+        # the core matrices laid out in one flat array (the numbers the dictionary held, each raw
+        # one at its working values), the dictionary's matrices made views of it: held once
+        flat = np.empty(sum(mat.size for mat in edges.values()))
+        pos = 0
+        for key, mat in edges.items():
+            seg = flat[pos:pos + mat.size].reshape(mat.shape)
+            seg[...] = mat
+            if key in raw:
+                np.copyto(seg, penalty, where=seg >= FORBIDDEN)
+            edges[key] = seg
+            pos += mat.size
     counts["core_nodes"] = sum(1 for v in unary if adj[v])
     counts["core_edges"] = len(edges)
-    return Elimination(inst, unary, edges, steps, counts)
+    return Elimination(inst, unary, edges, steps, counts, flat)

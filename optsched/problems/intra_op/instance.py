@@ -77,7 +77,26 @@ class _Adopt:
         self.array = array
 
 
+class _Shared:
+    """An array the caller keeps but never writes while the instance lives (e.g. the elimination
+    core's flat edge costs, which a core instance takes as its edge costs): the instance holds a
+    read-only view of it instead of a copy (a 1.45e8-entry array is 1.2 GB)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+
 def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
+    if type(value) is _Shared:
+        arr = value.array
+        if arr.dtype == dtype and arr.ndim == 1 and arr.flags.c_contiguous:
+            view = arr.view()
+            view.setflags(write=False)
+            _HELD[id(view)] = view
+            return view
+        value = arr
     if type(value) is _Adopt:
         arr = value.array
         if arr.dtype == dtype and arr.ndim == 1 and arr.flags.c_contiguous and arr.base is None:
@@ -108,6 +127,21 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
     arr.setflags(write=False)
     _HELD[id(arr)] = arr
     return arr
+
+
+#: entries per pass of the chunked check below (its masks: 4 MB at a time, where one pass over a
+#: 1.45e8-entry array would allocate three masks of 145 MB)
+_CHUNK = 1 << 22
+
+
+def _first_negative_or_nonfinite(arr: np.ndarray) -> int | None:
+    """The first index whose value is negative, NaN or infinite (None if none), chunk by chunk."""
+    for lo in range(0, arr.size, _CHUNK):
+        seg = arr[lo:lo + _CHUNK]
+        bad = np.flatnonzero(~np.isfinite(seg) | (seg < 0))
+        if bad.size:
+            return lo + int(bad[0])
+    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,9 +199,9 @@ class IntraOpInstance(Instance):
                          len(getattr(self, name)))
         for name in ("cost", "usage", "edge_cost"):
             arr = getattr(self, name)
-            bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
-            self.require(bad.size == 0, f"{name}[{bad[0] if bad.size else 0}]", "must be >= 0 and finite",
-                         float(arr[bad[0]]) if bad.size else None)
+            bad = _first_negative_or_nonfinite(arr)
+            self.require(bad is None, f"{name}[{bad or 0}]", "must be >= 0 and finite",
+                         float(arr[bad]) if bad is not None else None)
         bad = np.flatnonzero((self.start < 0) | (self.end < self.start))
         self.require(bad.size == 0, f"end[{bad[0] if bad.size else 0}]", "intervals need 0 <= start <= end",
                      (int(self.start[bad[0]]), int(self.end[bad[0]])) if bad.size else None)

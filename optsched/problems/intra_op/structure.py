@@ -9,12 +9,85 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 
 import numpy as np
 
 from .instance import FORBIDDEN, IntraOpInstance
 
-__all__ = ["Structure", "structure", "working_costs", "least_memory_plan", "product_size", "all_assignments"]
+__all__ = ["Structure", "structure", "working_costs", "working_penalty", "at_penalty", "any_at_least", "all_integral",
+           "least_memory_plan", "product_size", "all_assignments"]
+
+
+#: entries per pass of the chunked scans below: the masks and temporaries of one pass are 4 MB
+#: of bools and 32 MB of floats, where a whole-array pass on a file with 1.45e8 edge-cost entries
+#: would allocate 145 MB of bools and 1.2 GB of floats at once [ours]
+CHUNK = 1 << 22
+
+
+def _chunks(size: int):
+    for lo in range(0, size, CHUNK):
+        yield lo, min(size, lo + CHUNK)
+
+
+def any_at_least(arr: np.ndarray, threshold: float) -> bool:
+    """Whether some entry of ``arr`` is >= ``threshold`` (chunked: no full-size mask)."""
+    return any(bool((arr[lo:hi] >= threshold).any()) for lo, hi in _chunks(arr.size))
+
+
+def all_integral(arr: np.ndarray) -> bool:
+    """Whether every entry of ``arr`` is a whole number (chunked: no full-size temporary)."""
+    return all(bool(np.all(arr[lo:hi] == np.round(arr[lo:hi]))) for lo, hi in _chunks(arr.size))
+
+
+def _allowed_maxima(arr: np.ndarray, starts: np.ndarray, bad: bool) -> np.ndarray:
+    """``np.maximum.reduceat(where(arr >= FORBIDDEN, 0, arr), starts)`` for strictly increasing
+    ``starts``, a few thousand segments at a time (a maximum is exact: the same numbers as the
+    whole-array form, without its full-size copy)."""
+    if not bad:
+        return np.maximum.reduceat(arr, starts)
+    out = np.empty(starts.size)
+    i = 0
+    while i < starts.size:
+        j = max(i + 1, int(np.searchsorted(starts, starts[i] + CHUNK, side="right")))
+        lo, hi = int(starts[i]), int(starts[j]) if j < starts.size else arr.size
+        fin = arr[lo:hi].copy()
+        np.copyto(fin, 0.0, where=fin >= FORBIDDEN)
+        out[i:j] = np.maximum.reduceat(fin, starts[i:j] - lo)
+        i = j
+    return out
+
+
+def working_penalty(inst: IntraOpInstance) -> tuple[float, bool, bool]:
+    """The working penalty P of :func:`working_costs`, and whether any node / edge cost is forbidden.
+
+    No array of the edge costs' size is made: the per-edge maxima of the allowed entries are taken
+    a chunk of edges at a time (the same numbers, summed at once as before, so P is the same)."""
+    bad_n = any_at_least(inst.cost, FORBIDDEN)
+    bad_e = any_at_least(inst.edge_cost, FORBIDDEN)
+    fin_n = np.where(inst.cost >= FORBIDDEN, 0.0, inst.cost) if bad_n else inst.cost
+    upper = float(np.maximum.reduceat(fin_n, inst.offsets[:-1]).sum()) if inst.num_nodes else 0.0
+    if inst.num_edges:
+        nonempty = inst.edge_offsets[:-1] < inst.edge_offsets[1:]
+        if nonempty.any():
+            upper += float(_allowed_maxima(inst.edge_cost, inst.edge_offsets[:-1][nonempty], bad_e).sum())
+    penalty = 10.0 ** math.ceil(math.log10(2 * upper + 1)) if upper > 0 else 1.0
+    return penalty, bad_n, bad_e
+
+
+def at_penalty(arr: np.ndarray, penalty: float, bad: bool | None = None) -> np.ndarray:
+    """``arr`` with every entry >= FORBIDDEN at ``penalty``: ``arr`` itself when none is (callers
+    only read the result), else a new array filled chunk by chunk (no full-size mask)."""
+    if bad is None:
+        bad = any_at_least(arr, FORBIDDEN)
+    if not bad:
+        return arr
+    out = np.empty_like(arr)
+    for lo, hi in _chunks(arr.size):
+        seg = out[lo:hi]
+        seg[...] = arr[lo:hi]
+        np.copyto(seg, penalty, where=seg >= FORBIDDEN)
+    return out
 
 
 def working_costs(inst: IntraOpInstance) -> tuple[np.ndarray, np.ndarray, float]:
@@ -24,23 +97,23 @@ def working_costs(inst: IntraOpInstance) -> tuple[np.ndarray, np.ndarray, float]
     node's and edge's largest allowed cost), so a plan with a forbidden choice always costs more
     than any allowed plan, while sums stay far from the 1e18 sentinels, where float64 cannot
     hold the small costs beside them (its spacing there is 128).
+
+    Memory: an array without forbidden entries is returned as it is (the instance's own,
+    read-only array: no copy); otherwise the copy (needed: the moves read P where the instance
+    holds 1e18) is built chunk by chunk, so besides it nothing of its size is allocated.
     """
-    bad_n, bad_e = inst.cost >= FORBIDDEN, inst.edge_cost >= FORBIDDEN
-    fin_n = np.where(bad_n, 0.0, inst.cost)
-    fin_e = np.where(bad_e, 0.0, inst.edge_cost)
-    upper = float(np.maximum.reduceat(fin_n, inst.offsets[:-1]).sum()) if inst.num_nodes else 0.0
-    if inst.num_edges:
-        nonempty = inst.edge_offsets[:-1] < inst.edge_offsets[1:]
-        upper += float(np.maximum.reduceat(fin_e, inst.edge_offsets[:-1][nonempty]).sum()) if nonempty.any() else 0.0
-    penalty = 10.0 ** math.ceil(math.log10(2 * upper + 1)) if upper > 0 else 1.0
-    return np.where(bad_n, penalty, inst.cost), np.where(bad_e, penalty, inst.edge_cost), penalty
+    penalty, bad_n, bad_e = working_penalty(inst)
+    return at_penalty(inst.cost, penalty, bad_n), at_penalty(inst.edge_cost, penalty, bad_e), penalty
 
 
 class Structure:
     """Instance data the moves need, computed once per instance (adjacency, time ranges)."""
 
     def __init__(self, inst: IntraOpInstance):
-        self.inst = inst
+        # a weak reference: the cache of :func:`structure` must not keep an instance (and with
+        # it this structure's working costs) alive once its last user drops it (a core instance
+        # of a 1.45e8-entry file and its structure are 1.2 GB each)
+        self._inst = weakref.ref(inst)
         n = inst.num_nodes
         self.k = inst.num_strategies
         self.off = inst.offsets
@@ -66,13 +139,40 @@ class Structure:
         self.limit = math.inf if inst.usage_limit is None else float(inst.usage_limit)
         self.min_usage = np.minimum.reduceat(inst.usage, self.off[:-1])
         self.allowed = inst.cost < FORBIDDEN
-        self.node_cost, self.edge_cost, self.penalty = working_costs(inst)
+        self.penalty, bad_n, self._bad_e = working_penalty(inst)
+        self.node_cost = at_penalty(inst.cost, self.penalty, bad_n)
+        self._edge_cost = at_penalty(inst.edge_cost, self.penalty, self._bad_e)
         # each node's least-usage allowed strategy (ties: least cost)
         self.least = np.array([int(np.lexsort((inst.cost[self.off[v]:self.off[v + 1]],
                                                 inst.usage[self.off[v]:self.off[v + 1]],
                                                 ~self.allowed[self.off[v]:self.off[v + 1]]))[0])
                                for v in range(n)], dtype=np.int64)
         self.edge_off = inst.edge_offsets
+
+    @property
+    def inst(self) -> IntraOpInstance:
+        inst = self._inst()
+        if inst is None:  # pragma: no cover - a structure is used while its instance is alive
+            raise ReferenceError("the instance of this Structure no longer exists")
+        return inst
+
+    @property
+    def edge_cost(self) -> np.ndarray:
+        """The edge costs at the working penalty (:func:`working_costs`; rebuilt, the same
+        numbers, after :meth:`release_edge_costs`)."""
+        ec = self._edge_cost
+        if ec is None:
+            ec = self._edge_cost = at_penalty(self.inst.edge_cost, self.penalty, self._bad_e)
+        return ec
+
+    def release_edge_costs(self) -> None:
+        """Drop the working copy of the edge costs (and the compiled moves' arrays that hold it)
+        until the next use rebuilds it: for a stage that works on other arrays of that size
+        meanwhile (the Lagrangian stage's core: on a 1.45e8-entry file each is 1.2 GB). Nothing
+        to drop when the working costs are the instance's own array."""
+        if self._bad_e:
+            self._edge_cost = None
+            self.__dict__.pop("_kernel", None)
 
     @property
     def kernel(self) -> "KernelArrays":
@@ -121,19 +221,27 @@ class KernelArrays:
         return out
 
 
+#: live instances' structures by ``id``: an entry leaves when its instance is freed (a finalizer;
+#: the structure holds its instance only weakly), so the cache keeps nothing alive
 _CACHE: dict[int, Structure] = {}
+
+
+def _forget(key: int, ref: "weakref.ref[Structure]") -> None:
+    st = _CACHE.get(key)
+    if st is not None and st is ref():
+        del _CACHE[key]
 
 
 def structure(inst: IntraOpInstance) -> Structure:
     """The (cached) :class:`Structure` of an instance."""
     key = id(inst)
     st = _CACHE.get(key)
-    if st is None or st.inst is not inst:
+    if st is None or st._inst() is not inst:
         if len(_CACHE) > 8:
             _CACHE.clear()
         st = _CACHE[key] = Structure(inst)
+        weakref.finalize(inst, _forget, key, weakref.ref(st))
     return st
-
 
 
 def least_memory_plan(inst: IntraOpInstance) -> np.ndarray:
