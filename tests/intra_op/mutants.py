@@ -85,6 +85,11 @@ MUTATIONS = [
     M("intra-core-no-start", "intra-op", "step", PP + "intra_op/core_search.py",
       "    if start is not None:\n        starts.append(as_vec(start))", "    if False:\n        starts.append(as_vec(start))",
       "the core search ignores the current plan as a start"),
+    # -- memory: the lean elimination's flat core and the structure cache -------------------------
+    M("intra-lean-core-sentinels", "intra-op", "step", PP + "intra_op/elimination.py",
+      "            if key in raw:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
+      "            if False:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
+      "the lean elimination leaves the sentinels in the core's untouched edges (no working penalty)"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
-        "tests/intra_op/test_core_diffusion.py"]
+        "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py"]
