@@ -85,6 +85,10 @@ MUTATIONS = [
     M("intra-core-no-start", "intra-op", "step", PP + "intra_op/core_search.py",
       "    if start is not None:\n        starts.append(as_vec(start))", "    if False:\n        starts.append(as_vec(start))",
       "the core search ignores the current plan as a start"),
+    M("intra-stagnation-no-patience", "intra-op", "step", PP + "intra_op/anytime.py",
+      "return patience > 0 and steps >= max(min_steps, (1.0 + patience) * best_step)",
+      "return patience > 0 and steps >= min_steps",
+      "the Lagrangian stage stops after its least number of steps whenever its best plan came"),
     # -- memory: the lean elimination's flat core and the structure cache -------------------------
     M("intra-lean-core-sentinels", "intra-op", "step", PP + "intra_op/elimination.py",
       "            if key in raw:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
