@@ -566,18 +566,11 @@ def group_sweep(order, size, max_product, top, free, s, local, load, a, b, usage
     total = 0.0
     for idx in range(order.size):
         x = order[idx]
-        # the group: x and its distinct neighbours in increasing index
-        nn = 0
-        for i in range(inc_ptr[x], inc_ptr[x + 1]):
-            w = inc_other[i]
-            seen = False
-            for j in range(nn):
-                if nbuf[j] == w:
-                    seen = True
-                    break
-            if not seen:
-                nbuf[nn] = w
-                nn += 1
+        # the group: x and its distinct neighbours in increasing index (sorted, repeats of a
+        # neighbour joined by parallel edges skipped)
+        nn = inc_ptr[x + 1] - inc_ptr[x]
+        for i in range(nn):
+            nbuf[i] = inc_other[inc_ptr[x] + i]
         nb = np.sort(nbuf[:nn])
         grp[0] = x
         d = 1
@@ -586,7 +579,7 @@ def group_sweep(order, size, max_product, top, free, s, local, load, a, b, usage
             if d >= size:
                 break
             w = nb[j]
-            if w == x or (free and k[w] <= 1):
+            if (j > 0 and w == nb[j - 1]) or w == x or (free and k[w] <= 1):
                 continue
             if prod * k[w] <= max_product:
                 grp[d] = w
