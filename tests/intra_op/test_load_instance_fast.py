@@ -42,9 +42,10 @@ def test_other_files_take_the_generic_reader(tmp_path, calls):
     inst = generate(2, graph="random", nodes=12, strategies=3, memory_ratio=1.1)
     path = tmp_path / "i.json"
     inst.save(path)
-    # another problem insisted on: the generic reader's error naming both
+    # another problem insisted on (a name no problem has: this folder names no other problem):
+    # the generic reader's error naming both
     with pytest.raises(InvalidInstanceError, match="is an instance of 'intra-op'"):
-        optsched.load_instance(path, problem="mknap")
+        optsched.load_instance(path, problem="another-problem")
     # another key order (not optsched's head): the generic reader gives the same instance
     data = json.loads(path.read_text())
     other = tmp_path / "other.json"

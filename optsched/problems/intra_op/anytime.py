@@ -15,12 +15,15 @@ Stages (each recorded in ``stats["stages"]``; every one can be switched off for 
    plan (the best of the argmin decode, the sequential decode and OneFlow's greedy, improved by
    compiled node, pair and star moves and OneFlow-4 joint moves) is extended, repaired to memory
    feasibility and polished, and the multipliers move by a Polyak subgradient step on the
-   relaxed plan's overloads.
+   relaxed plan's overloads. The stage ends at its share of the time or, earlier, by a
+   stagnation rule in steps (:func:`stagnated`).
 4. **lns** -- large-neighbourhood search on the best plan until the deadline: node moves, pair
    moves, star moves (a hub with all its neighbours), small-group moves, exact Viterbi DPs over
    chains and random induced paths, exact (elimination) re-optimisation of random connected
-   regions, of regions grown from the hubs and of regions grown where memory binds (with the
-   Lagrangian prices as memory trade-offs), all memory-feasible (:class:`.state.PlanState`);
+   regions, of regions grown from the hubs (sized by the hub's degree) and of regions grown
+   where memory binds (with the Lagrangian prices as memory trade-offs; a region's core searched
+   from OneFlow's greedy, the current plan and min-sum diffusion decodes), all memory-feasible
+   (:class:`.state.PlanState`);
    the expensive families share each round by their recent gain per second (:class:`_Mix`).
 
 Time: every stage polls the solve's one clock (:mod:`optsched.core.clock`; on the command line
