@@ -6,6 +6,11 @@ its ``repro.py`` (``method``: ``"<problem>/<method>"``; ``adapter``: a function 
 adapter; ``order``: the row's place in the table; optionally ``reference``: what the table's note
 says of the ratio's reference). The table's header and its other parts are declared in the
 problems' folders; the parts run as one table (``optsched repro --only T15``).
+
+Each method is attacked by random sampling and local search, :data:`BUDGET` evaluations each
+(every evaluation solves the method and its reference, e.g. an exact MILP): 60 in the full run,
+6 in the QUICK run (a smoke test of every adapter and guarantee check within the QUICK budget; its
+worst ratios are far from the full run's).
 """
 
 from __future__ import annotations
@@ -24,8 +29,13 @@ def declared_adversaries() -> list[dict]:
     return sorted(found, key=lambda d: d["order"])
 
 
+#: evaluations per strategy: (full run, QUICK run)
+BUDGET = (60, 6)
+
+
 def cells(quick: bool) -> list[dict]:
-    return [{"part": "adapters", "method": d["method"], "budget": 15 if quick else 60} for d in declared_adversaries()]
+    return [{"part": "adapters", "method": d["method"], "budget": BUDGET[1] if quick else BUDGET[0]}
+            for d in declared_adversaries()]
 
 
 def run_cell(params: dict, seed: int) -> dict:

@@ -25,6 +25,13 @@ Formulation [ours]; the learned algorithm is a [reconstruction] with a robust va
   differential evolution on the families staircase, increasing, free; eps = 0.1, <= 20 requests);
 * ``grid``: the exact ratio of threshold and learned on the infinitesimal grid family;
 * ``training``: training curves of the bundled configuration.
+
+The QUICK run (``--quick``) does less of the same: LP grids K <= 2000; the certified adversary with
+demands 1/64 only (:data:`QUICK_COPIES`); 10 training iterations per seed, the paper's adversary
+trained 30 iterations, 4 average-case streams per seed cell and per ``average`` row; the search
+adversary with one seed and 20 (staircase) or 30 evaluations (full: 3 seeds, 150); the adapters
+part 6 evaluations per strategy (full: 60). Its figures check that every part runs, not the
+full run's values.
 """
 
 from __future__ import annotations
@@ -41,6 +48,8 @@ SEEDS = (0, 1, 2, 3, 4)          # training seeds of the learned policy
 #: the certified adversary's evaluation grids and demands (1 / copies); training uses random staircases of
 #: 3..10 values with demand 1/16 and selects on K = 50 with demand 1/48: no evaluation input is trained on
 GRIDS, COPIES = (20, 200), (64, 128)
+#: the QUICK run's demands (the certified adversary's cost grows with the copies per value)
+QUICK_COPIES = (64,)
 SHAPES = ("log-uniform", "uniform", "increasing")
 
 
@@ -65,12 +74,14 @@ def cells(quick: bool) -> list[dict]:
             out.append({"part": "lp", "ratio": ratio, "grid": grid})
         out.append({"part": "grid", "ratio": ratio})
         for method in KNAPSACK_METHODS:
-            out.append({"part": "certified", "method": method, "ratio": ratio})
+            out.append({"part": "certified", "method": method, "ratio": ratio,
+                        **({"copies": list(QUICK_COPIES)} if quick else {})})
         for seed in SEEDS if trains else ():
             out.append({"part": "seed", "ratio": ratio, "seed": seed, "iterations": 10 if quick else 30,
-                        "adversary_iterations": 30 if quick else 100, "streams": 4 if quick else 10})
+                        "adversary_iterations": 30 if quick else 100, "streams": 4 if quick else 10,
+                        **({"copies": list(QUICK_COPIES)} if quick else {})})
         for shape in SHAPES + ("trace",):
-            out.append({"part": "average", "ratio": ratio, "shape": shape, "streams": 8 if quick else 30})
+            out.append({"part": "average", "ratio": ratio, "shape": shape, "streams": 4 if quick else 30})
     for method in ("threshold", "learned"):
         for ratio in RATIOS:
             for family in ("staircase", "increasing", "free"):
@@ -78,7 +89,7 @@ def cells(quick: bool) -> list[dict]:
                     for seed in ((0,) if quick else (0, 1, 2)):
                         out.append({"part": "search", "method": method, "ratio": ratio, "family": family,
                                     "strategy": strategy, "seed": seed,
-                                    "budget": (30 if family == "staircase" else 50) if quick else 150})
+                                    "budget": (20 if family == "staircase" else 30) if quick else 150})
     if trains:
         out.append({"part": "training", "ratio": 16, "iterations": 10 if quick else 30})
     return out
@@ -88,10 +99,10 @@ def _finite(x):
     return x if (x is None or math.isfinite(x)) else "inf"
 
 
-def _certify_row(method: str, ratio: float, options=None) -> dict:
+def _certify_row(method: str, ratio: float, options=None, copies=COPIES) -> dict:
     from optsched.problems.online_knapsack.certified import certify
 
-    rep = certify(method, 1.0, float(ratio), grids=GRIDS, copies=COPIES, options=options, milp_max=300)
+    rep = certify(method, 1.0, float(ratio), grids=GRIDS, copies=tuple(copies), options=options, milp_max=300)
     by = {}
     for row in rep["attacks"]:
         key = f"{row['attack']}" + (f" K={row['grid']}" if row["attack"] == "staircase" else "") + f" 1/{row['copies']}"
@@ -139,7 +150,7 @@ def run_cell(params: dict, seed: int) -> dict:
                                 1.0, ratio, grid=2000)
         return dict(params, lp=lp, threshold=thr, learned=lrn)
     if part == "certified":
-        return dict(params, **_certify_row(params["method"], params["ratio"]))
+        return dict(params, **_certify_row(params["method"], params["ratio"], copies=params.get("copies", COPIES)))
     if part == "seed":
         return _seed_cell(params)
     if part == "average":
@@ -196,7 +207,7 @@ def _seed_cell(params: dict) -> dict:
         path = str(Path(tmp) / "policy.json")
         policy.save(path)
         options = {"weights": path}
-        cert = _certify_row("learned", ratio, options)
+        cert = _certify_row("learned", ratio, options, copies=params.get("copies", COPIES))
         # the paper's adversary: an adversary network trained afresh against the frozen policy (REINFORCE)
         adv_cfg = dataclasses.replace(cfg, iterations=params["adversary_iterations"], certified=False)
         _, alog = train_pricing(adv_cfg, frozen=policy)
@@ -244,6 +255,8 @@ def report(rows: list[dict], out) -> None:
     seeds = by("seed")
     search = by("search")
     grid = {r["ratio"]: r for r in by("grid")}
+    used = sorted({c for r in list(cert.values()) + seeds for c in r.get("copies", COPIES)}) or list(COPIES)
+    demands = " and ".join(f"1/{c}" for c in used)
     main = []
     for ratio in RATIOS:
         lp200 = cert[("threshold", ratio)]["lp_ratio"] if ("threshold", ratio) in cert else None
@@ -275,7 +288,7 @@ def report(rows: list[dict], out) -> None:
               "threshold, the learned policy (bundled; and 5 training seeds), fixed-price and greedy [ours; learned: "
               "reconstruction with a robust variant, ours]",
               notes=[f"certified found: max over the certified adversary's attacks (staircase on K = {GRIDS} values, "
-                     f"tracking), demands 1/{COPIES[0]} and 1/{COPIES[1]}; the staircase is >= rho_K for every "
+                     f"tracking), demands {demands}; the staircase is >= rho_K for every "
                      "deterministic online algorithm (theorem, docs/online_machinery.md#certified), so found / LP >= 1 always "
                      "and the excess is what the method concedes (with finite demands the true optimum is above "
                      "the LP too).",

@@ -4,8 +4,8 @@ problem's folder; the parts run as one table (``optsched repro --only T15``). Ce
 
 * ``packing-certified``: the certified staircase on one-resource streams (m = 2, 3; the LP bound
   applies because one-resource streams are packing inputs), demand on the last resource, 1/64;
-* ``packing``: the search adversary (``optsched.online.adversary``, local search) on multi-resource
-  streams (no LP bound: uncertified).
+* ``packing``: the search adversary (``optsched.online.adversary``, local search, 200 evaluations;
+  QUICK run: 20) on multi-resource streams (no LP bound: uncertified).
 
 Formulation [ours]; learned = the bundled m = 2 policy [reconstruction], threshold = per-resource
 prices [ours]. Also declares this problem's online methods for the table's adapters part
@@ -31,7 +31,7 @@ def cells(quick: bool) -> list[dict]:
             out.append({"part": "packing-certified", "method": method, "resources": m})
             for family in ("free", "increasing"):
                 out.append({"part": "packing", "method": method, "resources": m, "family": family,
-                            "strategy": "local", "budget": 40 if quick else 200})
+                            "strategy": "local", "budget": 20 if quick else 200})
     return out
 
 
