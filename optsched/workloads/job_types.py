@@ -1,4 +1,5 @@
-"""The job-type table: model size and compute time per DNN job type (``instances/job_types.json``).
+"""The job-type table: model size and compute time per DNN job type (``optsched/workloads/job_types.json``,
+package data: it ships in the wheel).
 
 Traces name job types (Gavel's ``"ResNet-50 (batch size 64)"``, Tiresias' ``"vgg19"``) but not
 model sizes or per-iteration times. optsched keeps one table mapping each base model to
@@ -32,8 +33,8 @@ from optsched.core.errors import InvalidInstanceError, UnknownNameError
 
 __all__ = ["JobType", "job_type", "job_types", "trace_job_type", "TABLE_PATH"]
 
-#: the table's location (in the repository, beside the other reference instances)
-TABLE_PATH = Path(__file__).resolve().parents[2] / "instances" / "job_types.json"
+#: the table's location: beside this module (package data, so an installed optsched has it)
+TABLE_PATH = Path(__file__).with_name("job_types.json")
 
 _NAME = re.compile(r"^(?P<model>.+?)(?: \(batch size (?P<batch>\d+)\))?$")
 

@@ -11,15 +11,15 @@ machines, per slot (x 600).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from optsched.problems.ps_locality.trace import load_philly_trace
 
+from optsched.workloads.job_types import TABLE_PATH
 from tests.conftest import require_data
 
-TABLE = json.loads((Path(__file__).resolve().parents[2] / "instances" / "job_types.json").read_text())["types"]
+TABLE = json.loads(TABLE_PATH.read_text())["types"]
 
 TRACE = ("ResNet-50 (batch size 64)\tcmd\t-n\t1\t4000\t9000.0\t4\n"     # 3rd by arrival
          "vgg16\tcmd\t-n\t1\t2000\t1000.0\t2\n"                          # 1st

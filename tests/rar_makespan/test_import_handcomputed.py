@@ -4,7 +4,7 @@
 flag, total steps, arrival seconds, scale factor = GPUs); batch ``index`` = jobs
 ``index * jobs .. (index + 1) * jobs - 1`` in file order; GPUs = the scale factor (7th column, not
 the needs-data flag or the arrival); iterations = total steps; model bytes and compute time from the
-job-type table (``instances/job_types.json``: compute = mini-batch x (forward + backward) seconds
+job-type table (``optsched/workloads/job_types.json``: compute = mini-batch x (forward + backward) seconds
 per sample, mini-batch from "(batch size N)"); 20 servers of 8 GPUs, more when a job needs them.
 ``tiresias-rar``: Tiresias' ``60_job.csv`` by column name (any order, extra columns ignored);
 8 servers of 4 GPUs by default.
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 
 from optsched.problems.rar_makespan.generate import load_gavel_rar, load_tiresias_rar
 
+from optsched.workloads.job_types import TABLE_PATH
 from tests.conftest import require_data
 
-TABLE = json.loads((Path(__file__).resolve().parents[2] / "instances" / "job_types.json").read_text())["types"]
+TABLE = json.loads(TABLE_PATH.read_text())["types"]
 
 
 def _compute(model, batch=None):

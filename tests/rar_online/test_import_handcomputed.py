@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from optsched.problems.rar_online.generate import load_gavel_online
 
+from optsched.workloads.job_types import TABLE_PATH
 from tests.conftest import require_data
 
-TABLE = json.loads((Path(__file__).resolve().parents[2] / "instances" / "job_types.json").read_text())["types"]
+TABLE = json.loads(TABLE_PATH.read_text())["types"]
 
 TRACE = ("Transformer (batch size 128)\tcmd\t-step\t1\t2000\t50000.0\t2\n"
          "ResNet-50 (batch size 64)\tcmd\t-n\t1\t1234567\t21599.0\t1\n"

@@ -11,15 +11,15 @@ compute time from the job-type table; 16 servers of 8 GPUs, 1e11 bytes/s inside 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from optsched.problems.srpt.generate import load_gavel_stream
 
+from optsched.workloads.job_types import TABLE_PATH
 from tests.conftest import require_data
 
-TABLE = json.loads((Path(__file__).resolve().parents[2] / "instances" / "job_types.json").read_text())["types"]
+TABLE = json.loads(TABLE_PATH.read_text())["types"]
 
 TRACE = ("ResNet-50 (batch size 64)\tcmd\t-n\t1\t1000\t500.0\t4\n"      # 3rd by arrival: stream job 0
          "vgg16\tcmd\t-n\t1\t300\t10.0\t1\n"                              # 1st: history

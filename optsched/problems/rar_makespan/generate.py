@@ -4,7 +4,7 @@ The ``mobihoc`` preset is the MobiHoc'22 setup [paper]: 160 jobs (80 x 1 GPU, 14
 30 x 8, 8 x 16, 2 x 32), F_j uniform in [1000, 6000] iterations, iteration time under the fastest
 placement uniform in [0.01, 0.05] slots, 20 servers with GPU counts drawn from {4, 8, 16, 32},
 T = 1200, lambda = 1 (a method option). optsched's choices [ours]: slot_s = 60 s; each job's model
-is drawn from the job-type table (``instances/job_types.json``) and its compute time set to the
+is drawn from the job-type table (``optsched/workloads/job_types.json``) and its compute time set to the
 target iteration time minus the ring's time at its fastest placement (at least 10% of the target);
 b_in = 100 GB/s, b_ex = 12.5 GB/s (100 Gb/s), red = 50 GB/s, theta = 0.5; xi1 and xi2 calibrated by
 :func:`calibrate_contention` (each of contention and overhead at most half the 15% budget of every

@@ -1,6 +1,6 @@
 """Seeded generators and the Philly-trace importer for ``rar-online`` (all parameters [ours]).
 
-Jobs draw a model from the job-type table (``instances/job_types.json``); ``iterations`` F_j are
+Jobs draw a model from the job-type table (``optsched/workloads/job_types.json``); ``iterations`` F_j are
 worker-iterations: the job needs ``U[1, 4]`` slots at its ``max_workers`` inside one server (or
 spread when it does not fit one). Utilities (value ``U[1, 10]``, d0 = that ideal duration):
 ``step`` with deadline ``d0 U[1.5, 3]``, ``linear`` reaching 0 at ``d0 U[2, 4]``, or ``sigmoid``
