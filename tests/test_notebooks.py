@@ -1,7 +1,8 @@
 """The quick-start notebooks run from top to bottom without an error and show their figures.
 
 A problem's notebooks live in its folder, ``optsched/problems/<folder>/examples/*.ipynb`` (found
-there; no list names them), and each is about that problem alone: it generates, imports and names
+there; no list names them); every registered problem has one, ``examples/quickstart.ipynb`` (as
+the README says), and each is about that problem alone: it generates, imports and names
 no other problem (the one-folder promise, with the matcher of ``tests/test_one_folder.py``).
 
 Each notebook asserts its own facts (exact methods are optimal, no method beats the optimum, a bound
@@ -50,6 +51,12 @@ def test_every_notebook_is_about_the_problem_of_its_folder():
         own = [name for name, owner in owners.items() if owner == folder]
         assert any(re.search(rf"(?<![A-Za-z0-9_-]){re.escape(n)}(?![A-Za-z0-9_])", text) for n in own), \
             f"{where} never names its own problem"
+
+
+def test_every_problem_has_a_quickstart_notebook():
+    have = {path.parent.parent.name for path in NOTEBOOKS if path.name == "quickstart.ipynb"}
+    missing = sorted(set(_folder_of_every_name().values()) - have)
+    assert not missing, f"problems without optsched/problems/<folder>/examples/quickstart.ipynb: {missing}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[f"{p.parent.parent.name}/{p.stem}" for p in NOTEBOOKS])
