@@ -31,7 +31,7 @@ TEST_WORKERS ?= auto
 PIP := -m pip install --quiet --disable-pip-version-check
 UV ?= uv
 
-.PHONY: venv venv-learn check-python test test-learn test-portable bench repro instances models docs figures lock clean help
+.PHONY: venv venv-learn check-python test test-learn test-portable test-wheel bench repro instances models docs figures lock clean help
 
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
@@ -43,6 +43,7 @@ help:
 	@echo "make figures   regenerate the figures of docs/img/ (one per problem)"
 	@echo "make test-portable the instance-identity tests with numpy's SIMD code paths disabled"
 	@echo "make test-learn the learned methods' tests with the learn extra (JAX, CPU) in .venv-learn"
+	@echo "make test-wheel build the wheel, install it from PyPI into a fresh venv outside the checkout and use it there"
 	@echo "make lock      re-resolve requirements.lock and requirements-learn.lock (needs network and uv)"
 
 check-python:
@@ -78,6 +79,12 @@ test-portable: $(STAMP)
 
 test-learn: $(LEARN_STAMP)
 	$(LEARN_PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS) $(LEARN_TESTS)
+
+# The wheel as a user installs it (.ci/wheel_test.sh): built from the checkout with .venv's
+# setuptools, installed with its dependencies from PyPI (pinned by requirements.lock) into a fresh
+# environment in a temporary folder, and used from there (CLI, API, stored weights, data fetch).
+test-wheel: $(STAMP)
+	PYTHON=$(abspath $(PY)) .ci/wheel_test.sh
 
 bench: $(STAMP)
 # a problem's benchmarks are tests/<folder>/bench_*.py (not collected by `make test`), the
