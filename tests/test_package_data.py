@@ -22,9 +22,9 @@ def _matches(path: str, pattern: str) -> bool:
 
 
 def test_matches_follows_setuptools_globs():
-    assert _matches("problems/mknap/x.json", "problems/*/*.json")
-    assert not _matches("problems/mknap/weights/x.json", "problems/*/*.json")
-    assert _matches("problems/mknap/weights/x.json", "problems/*/weights/*.json")
+    assert _matches("problems/some_folder/x.json", "problems/*/*.json")
+    assert not _matches("problems/some_folder/weights/x.json", "problems/*/*.json")
+    assert _matches("problems/some_folder/weights/x.json", "problems/*/weights/*.json")
 
 
 def test_every_json_file_of_the_package_is_package_data():
