@@ -129,6 +129,10 @@ SHARED_MUTATIONS = [
       "solve() accepts a million threads"),
     M("device-input", None, "error-path", "optsched/core/textfile.py",
       "        if not stat.S_ISFIFO(mode):\n", "        if False:\n", "a device is read as an input file"),
+    M("data-offline-raw", None, "error-path", "optsched/core/datasets.py",
+      "        raise DataFetchError(_unreachable(url, exc)) from None",
+      "        raise DataFetchError(f\"{url}: download failed: {exc}\") from None",
+      "an offline data fetch prints the HTTP library's raw message, no host, cause or --from/--dir"),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
