@@ -133,6 +133,13 @@ SHARED_MUTATIONS = [
       "        raise DataFetchError(_unreachable(url, exc)) from None",
       "        raise DataFetchError(f\"{url}: download failed: {exc}\") from None",
       "an offline data fetch prints the HTTP library's raw message, no host, cause or --from/--dir"),
+    M("repro-summary-reused", None, "error-path", "optsched/repro/report.py",
+      '        return "ran" if self.cells_run else "reused"', '        return "ran"',
+      "the repro summary calls a table whose cells all came from the results database 'ran'"),
+    M("repro-summary-budget", None, "error-path", "optsched/repro/report.py",
+      "        return self.wall_s > exp.quick_budget_s or cold > exp.quick_budget_s",
+      "        return self.wall_s > exp.quick_budget_s",
+      "the repro summary ignores the unloaded estimate (cell CPU time / jobs) when checking the QUICK budget"),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
