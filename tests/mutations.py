@@ -140,6 +140,10 @@ SHARED_MUTATIONS = [
       "        return self.wall_s > exp.quick_budget_s or cold > exp.quick_budget_s",
       "        return self.wall_s > exp.quick_budget_s",
       "the repro summary ignores the unloaded estimate (cell CPU time / jobs) when checking the QUICK budget"),
+    M("repro-load-cwd", None, "error-path", "optsched/frames.py",
+      '    looked = Path(__file__).resolve().parents[1] / "paper_repro" / "results"',
+      '    looked = Path("paper_repro") / "results"',
+      "optsched.repro.load reads paper_repro/results relative to the working directory, not the package"),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
