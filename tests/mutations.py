@@ -144,6 +144,9 @@ SHARED_MUTATIONS = [
       '    looked = Path(__file__).resolve().parents[1] / "paper_repro" / "results"',
       '    looked = Path("paper_repro") / "results"',
       "optsched.repro.load reads paper_repro/results relative to the working directory, not the package"),
+    M("list-problems-methods", None, "error-path", "optsched/__init__.py",
+      '"methods": len(p.methods)', '"methods": len(p.presets)',
+      "optsched.list_problems() counts a problem's presets as its methods"),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
@@ -181,7 +184,7 @@ def folders() -> dict[str, str]:
         sys.path.insert(0, str(ROOT))
         import optsched
 
-        for name, problem in optsched.list_problems().items():
+        for name, problem in optsched.core.registry.problems().items():
             _FOLDERS[name] = (problem.package or "").rsplit(".", 1)[-1] or name.replace("-", "_")
     return _FOLDERS
 
