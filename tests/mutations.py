@@ -147,6 +147,9 @@ SHARED_MUTATIONS = [
     M("list-problems-methods", None, "error-path", "optsched/__init__.py",
       '"methods": len(p.methods)', '"methods": len(p.presets)',
       "optsched.list_problems() counts a problem's presets as its methods"),
+    M("did-you-mean-none", None, "error-path", "optsched/core/errors.py",
+      "    found = close_matches(name, known)\n", "    found = []\n",
+      "unknown names no longer suggest the close known ones"),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",

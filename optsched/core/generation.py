@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InvalidOptionError, UnknownNameError
+from .errors import InvalidOptionError, UnknownNameError, did_you_mean
 from .params import validate_parameters
 from .registry import get_problem
 
@@ -26,6 +26,11 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
             raise UnknownNameError(f"preset of {problem}", preset, list(prob.presets))
         params.update(prob.presets[preset])
     params.update(options)
+    for key in params:  # an unknown name, with the close declared ones (the types: validate_parameters)
+        if key not in prob.generator_options:
+            known = ", ".join(prob.generator_options) or "none"
+            raise InvalidOptionError(problem, key, f"unknown generator option"
+                                     f"{did_you_mean(key, prob.generator_options)} (known: {known})")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InvalidOptionError(problem, "seed", "must be an integer", seed)
     # every parameter's declared type and interval, checked here for the API and the command line

@@ -244,13 +244,14 @@ class Method:
 
     def resolve_options(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown names and wrong types are errors (exit 2)."""
-        from .errors import InvalidOptionError
+        from .errors import InvalidOptionError, did_you_mean
 
         out = {k: o.default for k, o in self.options.items()}
         for k, v in (given or {}).items():
             if k not in self.options:
                 raise InvalidOptionError(self.problem, f"option {k}", f"unknown option of method "
-                                           f"{self.name!r} (known: {', '.join(self.options) or 'none'})")
+                                           f"{self.name!r}{did_you_mean(k, self.options)} "
+                                           f"(known: {', '.join(self.options) or 'none'})")
             want = self.options[k].type
             if want is float and isinstance(v, int) and not isinstance(v, bool):
                 v = float(v)
