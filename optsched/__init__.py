@@ -24,7 +24,8 @@ from .core.registry import get_problem
 from .core.result import Result
 from .core.solving import solve
 from . import problems as _problems  # noqa: E402,F401  (importing registers every problem)
-from .api import check, generate, load_instance, load_result  # noqa: E402
+from .api import check, load_instance, load_result  # noqa: E402
+from .core.generation import generate  # noqa: E402  (documents its parameters; api.generate is the same call)
 from .frames import repro_frame, results_frame  # noqa: E402
 from .compare import compare  # noqa: E402
 from .plotting.crosscut import plot_ratios  # noqa: E402

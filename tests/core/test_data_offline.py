@@ -95,4 +95,4 @@ def test_other_errors_are_not_disguised_as_network_failures(monkeypatch, tmp_pat
 
     monkeypatch.setattr(pooch, "retrieve", broken)
     with pytest.raises(KeyError):
-        fetch(["mknap"], tmp_path, log=None)
+        fetch([sorted(datasets.DATASETS)[0]], tmp_path, log=None)
