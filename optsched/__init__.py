@@ -36,7 +36,9 @@ def list_problems():
     """The registered problems as a table: a pandas DataFrame, one row per problem in name order.
 
     Columns: ``name`` (what :func:`generate`, :func:`solve` and the CLI take), ``title``, ``sense``
-    (``min`` or ``max``), ``objective`` (the one-line definition), ``methods`` (how many),
+    (``min`` or ``max``), ``objective`` (the one-line definition), ``unit`` (the objective's unit:
+    ``s``, ``bytes``, ``slots``, ``(unitless)``, ...; per objective when the instance picks one),
+    ``methods`` (how many),
     ``reference`` (the exact method the others are measured against, several in order of
     preference, comma-separated; empty when there is none), ``default_method``, ``kinds`` (the
     methods' kinds: exact, approximation, online, heuristic, baseline, bound), ``presets`` and
@@ -65,9 +67,11 @@ def list_problems():
         kinds = {m.kind for m in p.methods.values()}
         rows.append({"name": name, "title": p.title, "sense": p.sense, "objective": p.objective,
                      "methods": len(p.methods), "reference": ", ".join(p.reference_methods),
+                     "unit": (", ".join(f"{u} ({k})" for k, u in p.objective_unit.items())
+                              if isinstance(p.objective_unit, dict) else p.objective_unit or ""),
                      "default_method": p.default_method, "kinds": ", ".join(k for k in KINDS if k in kinds),
                      "presets": ", ".join(p.presets), "importers": ", ".join(p.importers)})
-    columns = ["name", "title", "sense", "objective", "methods", "reference", "default_method", "kinds",
+    columns = ["name", "title", "sense", "objective", "unit", "methods", "reference", "default_method", "kinds",
                "presets", "importers"]
     return pd.DataFrame(rows, columns=columns)
 

@@ -342,17 +342,14 @@ class Problem:
     #: to the registering module's package when not given
     package: str | None = None
     methods: dict[str, Method] = field(default_factory=dict)
-    #: the objective's unit for people (``"s"``, ``"bytes"``, ``"(unitless)"``, ...): printed after
-    #: the value by ``optsched solve``; never part of a record. None: the ``OBJECTIVE_UNIT`` that
-    #: the instance type's module declares beside its ``OBJECTIVE``, if any
-    objective_unit: str | None = None
+    #: the objective's unit for people (``"s"``, ``"bytes"``, ``"slots"``, ``"(unitless)"``, ...),
+    #: or a dict from the instance's ``objective`` field to the unit (a problem whose instances
+    #: choose among objectives): printed after the value by ``optsched solve``, never part of a
+    #: record. None: the ``OBJECTIVE_UNIT`` its folder's ``instance.py`` declares beside
+    #: ``OBJECTIVE`` (read by :func:`register_problem`), if any
+    objective_unit: str | dict | None = None
 
     def __post_init__(self) -> None:
-        if self.objective_unit is None:
-            import sys
-
-            declared = getattr(sys.modules.get(getattr(self.instance_type, "__module__", "")), "OBJECTIVE_UNIT", None)
-            self.objective_unit = declared if isinstance(declared, str) else None
         ref = self.reference_method
         if isinstance(ref, list):  # a list is read as the tuple it means
             self.reference_method = ref = tuple(ref)
@@ -385,18 +382,32 @@ class Problem:
             return func
         return register
 
-    def format_objective(self, value: float | None) -> str:
+    def unit_of(self, instance: Any = None) -> str | None:
+        """The objective's unit (of ``instance``'s objective when the unit depends on it), or None.
+
+        >>> p = Problem("p", "t", "min", object, None, "", "", "", objective_unit={"time": "s", "bytes": "bytes"})
+        >>> class I: objective = "bytes"
+        >>> p.unit_of(I()), p.unit_of(None)
+        ('bytes', None)
+        """
+        unit = self.objective_unit
+        if isinstance(unit, dict):
+            return unit.get(getattr(instance, "objective", None))
+        return unit
+
+    def format_objective(self, value: float | None, instance: Any = None) -> str:
         """``value`` with the objective's unit for people: ``"12.5 s"``, ``"131908 (unitless)"``
         (no unit declared: the number alone; None: ``"-"``).
 
         >>> p = Problem("p", "t", "min", object, None, "", "", "", objective_unit="s")
-        >>> p.format_objective(12.5), p.format_objective(None)
-        ('12.5 s', '-')
+        >>> p.format_objective(12.5), p.format_objective(None), p.format_objective(3)
+        ('12.5 s', '-', '3 s')
         """
         if value is None:
             return "-"
         number = f"{value:.10g}" if isinstance(value, float) else str(value)
-        return f"{number} {self.objective_unit}" if self.objective_unit else number
+        unit = self.unit_of(instance)
+        return f"{number} {unit}" if unit else number
 
     def describe(self) -> str:
         """What ``help()`` shows for this problem (its ``__doc__``): the objective and its unit,
@@ -407,7 +418,10 @@ class Problem:
 
         inst = self.instance_type
         inst_name = getattr(inst, "__name__", str(inst))
-        unit = f"; unit: {self.objective_unit}" if self.objective_unit else ""
+        unit = self.objective_unit
+        if isinstance(unit, dict):
+            unit = ", ".join(f"{v} ({k})" for k, v in unit.items())
+        unit = f"; unit: {unit}" if unit else ""
         lines = [f"{self.name}: {self.title}", "",
                  f"Objective ({'minimize' if self.sense == 'min' else 'maximize'}{unit}): {self.objective}", ""]
         if self.generate is not None:
@@ -475,6 +489,14 @@ def register_problem(problem: Problem) -> Problem:
         import sys
 
         problem.package = sys._getframe(1).f_globals.get("__package__") or None
+    if problem.objective_unit is None:  # declared beside OBJECTIVE in the folder's instance.py
+        import sys
+
+        for module in (f"{problem.package}.instance", getattr(problem.instance_type, "__module__", "")):
+            declared = getattr(sys.modules.get(module), "OBJECTIVE_UNIT", None)
+            if isinstance(declared, (str, dict)):
+                problem.objective_unit = declared
+                break
     _document(problem)
     _PROBLEMS[problem.name] = problem
     return problem
