@@ -72,7 +72,8 @@ def _suggest_choice(message: str) -> str:
     if m:
         choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
         hint = did_you_mean(m.group(1), choices)
-        return message.replace(f"invalid choice: '{m.group(1)}'", f"invalid choice: '{m.group(1)}'{hint}", 1) if hint else message
+        if hint:
+            return message.replace(f"invalid choice: '{m.group(1)}'", f"invalid choice: '{m.group(1)}'{hint}", 1)
     return message
 
 

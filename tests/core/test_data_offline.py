@@ -23,8 +23,9 @@ def _as_requests(reason: Exception, host: str = RAW) -> requests.exceptions.Requ
     ``ConnectionError`` (``ConnectTimeout`` for a time-out), as pooch lets it through."""
     pool = urllib3.HTTPSConnectionPool(host, 443)
     retry = u3.MaxRetryError(pool, "/x/file.txt", reason)
-    kind = requests.exceptions.ConnectTimeout if isinstance(reason, u3.ConnectTimeoutError) else requests.exceptions.ConnectionError
-    return kind(retry)
+    if isinstance(reason, u3.ConnectTimeoutError):
+        return requests.exceptions.ConnectTimeout(retry)
+    return requests.exceptions.ConnectionError(retry)
 
 
 def _dns():
