@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.benchmark]
 LIMIT = 2.0
 BACKENDS = ["highs", "pyomo", "cvxpy", "scipy", "scip", "cpsat", "portfolio"]
 #: the problems picked by what they declare: a ``hard`` preset and a ``milp`` method
-HARD = [name for name, problem in optsched.list_problems().items()
+HARD = [name for name, problem in optsched.core.registry.problems().items()
         if "hard" in (problem.presets or {}) and "milp" in problem.methods]
 
 

@@ -55,7 +55,7 @@ def guarantee_table() -> str:
     import optsched
 
     rows = ["| problem / method | statement | form | reference | source | proof |", "|---|---|---|---|---|---|"]
-    for p in sorted(optsched.list_problems().values(), key=lambda p: p.name):
+    for p in sorted(optsched.core.registry.problems().values(), key=lambda p: p.name):
         for m in p.methods.values():
             g = m.guarantee
             if g is None:
@@ -95,7 +95,7 @@ def readme_problem_table() -> str:
     import optsched
 
     rows = ["| problem | what | exact / bounds | algorithms | baselines | page |", "|---|---|---|---|---|---|"]
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         cells = []
         for kinds in README_KINDS.values():
             names = []
@@ -117,7 +117,7 @@ def featured_problem():
     no hand-written file."""
     import optsched
 
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         if p.reference_methods and any(m.guarantee for m in p.methods.values()):
             return p
     raise LookupError("no registered problem has both a reference method and a registered guarantee")
@@ -173,14 +173,14 @@ def readme_blocks() -> dict[str, str]:
     cli += [f"optsched compare {name} i.json --methods {' '.join(compared)} -o ratios.csv   # ratio of each to the reference",
             f"optsched plot {name} i.json r.json -o picture.svg       # PNG, SVG or PDF", "```"]
     every = ["```sh"]
-    for q in optsched.list_problems().values():
+    for q in optsched.core.registry.problems().values():
         e = example(q.name)
         stem = _folder(q)
         every += [f"optsched generate {q.name} --seed {e['seed']} --preset {e['preset']} -o {stem}.json",
                   f"optsched solve {q.name} {stem}.json --method {e['method']} -o {stem}-r.json",
                   f"optsched check {q.name} {stem}.json {stem}-r.json"]
     every.append("```")
-    names = list(optsched.list_problems())
+    names = list(optsched.core.registry.problems())
     pics = ["| | | |", "|---|---|---|"]
     for i in range(0, len(names), 3):
         row = names[i:i + 3]
@@ -246,7 +246,7 @@ def problem_folders() -> list[tuple[str, Path]]:
     import optsched
 
     out = []
-    for name, problem in sorted(optsched.list_problems().items()):
+    for name, problem in sorted(optsched.core.registry.problems().items()):
         spec = importlib.util.find_spec(problem.package) if problem.package else None
         for folder in (spec.submodule_search_locations or []) if spec else []:
             out.append((name, Path(folder)))

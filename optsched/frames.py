@@ -28,7 +28,7 @@ from typing import Any, Iterable
 from .core.errors import InvalidInstanceError, InvalidOptionError
 from .core.result import Result, result_row
 
-__all__ = ["results_frame", "result_row", "repro_frame"]
+__all__ = ["results_frame", "result_row", "repro_frame", "repository_results", "ResultsFolderNotFound"]
 
 def _results(items: Iterable[Any]) -> Iterable[Result]:
     for item in items:
@@ -57,11 +57,37 @@ def results_frame(items: Result | Iterable[Any]):
     return pd.DataFrame([result_row(r) for r in _results(items)])
 
 
-def repro_frame(experiment_id: str, out: str | Path = "paper_repro/results", quick: bool = False):
-    """The cells a sweep stored for ``experiment_id`` as a DataFrame (see the module docstring)."""
+class ResultsFolderNotFound(InvalidOptionError):
+    """No ``paper_repro/results`` folder beside the imported package (optsched installed outside a
+    repository checkout): the message says where it looked; ``out=`` names the folder."""
+
+    def __init__(self, looked: Path):
+        self.looked = looked
+        super().__init__("repro", "out", f"no results folder at {looked} (the paper_repro/results of the "
+                         "checkout optsched is imported from; it is installed outside a repository checkout?): "
+                         "pass out= naming the results folder (optsched repro --out DIR writes one)")
+
+
+def repository_results() -> Path:
+    """The ``paper_repro/results`` folder of the repository checkout this package is imported from
+    (beside the ``optsched`` package folder), whatever the working directory;
+    :class:`ResultsFolderNotFound` (saying where it looked) when there is none."""
+    looked = Path(__file__).resolve().parents[1] / "paper_repro" / "results"
+    if not looked.is_dir():
+        raise ResultsFolderNotFound(looked)
+    return looked
+
+
+def repro_frame(experiment_id: str, out: str | Path | None = None, quick: bool = False):
+    """The cells a sweep stored for ``experiment_id`` as a DataFrame (see the module docstring).
+
+    ``out`` is the results folder ``optsched repro --out`` wrote (its ``.runs/`` holds the
+    databases); by default the repository's ``paper_repro/results`` found from the package's own
+    location (:func:`repository_results`), so it works from any working directory."""
     import pandas as pd
 
-    path = Path(out) / ".runs" / f"{experiment_id}{'-quick' if quick else ''}.sqlite"
+    out = repository_results() if out is None else Path(out)
+    path = out / ".runs" / f"{experiment_id}{'-quick' if quick else ''}.sqlite"
     if not path.is_file():
         raise InvalidOptionError("repro", str(path), f"no results database for {experiment_id!r} "
                                    f"({'QUICK' if quick else 'full'} run) under {out}")

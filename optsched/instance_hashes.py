@@ -61,7 +61,7 @@ def build_hashes(path: Path = HASH_FILE, log=print) -> dict:
 
     old = load_hashes(path) if Path(path).is_file() else {"hashes": {}, "needs_data": []}
     hashes, needs_data = {}, []
-    for name, problem in sorted(optsched.list_problems().items()):
+    for name, problem in sorted(optsched.core.registry.problems().items()):
         for preset in sorted(problem.presets):
             key = f"{name}/{preset}"
             if _needs_data(name, preset):

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         build_hashes(Path(argv[0] if argv else "instances") / "hashes.json")
         return 0
     root = Path(argv[0] if argv else "instances")
-    for name, problem in sorted(optsched.list_problems().items()):
+    for name, problem in sorted(optsched.core.registry.problems().items()):
         if problem.build_references is not None:
             problem.build_references(root / name.replace("-", "_"))
     from optsched.quality import build_quality_tables

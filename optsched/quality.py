@@ -48,7 +48,7 @@ def quality_sets() -> dict[str, QualitySet]:
     folder), by name."""
     import optsched
 
-    return {name: p.quality for name, p in sorted(optsched.list_problems().items()) if p.quality is not None}
+    return {name: p.quality for name, p in sorted(optsched.core.registry.problems().items()) if p.quality is not None}
 
 
 def quality_set(problem: str) -> QualitySet:

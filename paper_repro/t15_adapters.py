@@ -68,7 +68,7 @@ def _registered(names: list[str]) -> tuple[str, ...]:
     """The declared methods that are registered (the table's header gives their fidelity)."""
     import optsched
 
-    problems = optsched.list_problems()
+    problems = optsched.core.registry.problems()
     out = []
     for name in names:
         problem, method = name.split("/", 1)

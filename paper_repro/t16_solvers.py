@@ -64,7 +64,7 @@ def timing_declarations() -> list[tuple[str, dict]]:
     run's rows on published instances)."""
     from optsched.repro.discovery import load_script, problem_scripts
 
-    registered = optsched.list_problems()
+    registered = optsched.core.registry.problems()
     out = []
     for path, _ in problem_scripts():
         declared = getattr(load_script(path), "SOLVER_TIMING", None)
@@ -80,7 +80,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cells(quick: bool) -> list[dict]:
     out = []
-    for p in sorted(optsched.list_problems().values(), key=lambda p: p.name):
+    for p in sorted(optsched.core.registry.problems().values(), key=lambda p: p.name):
         if p.tiny_instances is not None and any(m.uses_backend and m.kind in ("exact", "bound")
                                                 for m in p.methods.values()):
             out.append({"kind": "agree", "problem": p.name, "quick": quick})

@@ -54,7 +54,7 @@ def declared(name: str) -> dict[str, Any]:
     """problem name -> the value of ``name`` in its ``declarations.py``, for every registered problem
     that declares it (registry order)."""
     out = {}
-    for problem in optsched.list_problems().values():
+    for problem in optsched.core.registry.problems().values():
         module = declarations(problem)
         if module is not None and hasattr(module, name):
             out[problem.name] = getattr(module, name)
@@ -68,7 +68,7 @@ def declared_pairs(name: str) -> set[tuple[str, str]]:
 
 def candidates(want: Callable[[Any], bool]) -> list:
     """Every registered problem with the wanted property, in registry order."""
-    return [p for p in optsched.list_problems().values() if want(p)]
+    return [p for p in optsched.core.registry.problems().values() if want(p)]
 
 
 def pick(want: Callable[[Any], bool], what: str):

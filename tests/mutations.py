@@ -93,6 +93,8 @@ class Mutation:
     old: str
     new: str
     what: str
+    #: tests run first in the fast stage (before the stage's usual ones), e.g. a shared mutant's own test file
+    fast: tuple[str, ...] = ()
 
 
 M = Mutation
@@ -129,6 +131,47 @@ SHARED_MUTATIONS = [
       "solve() accepts a million threads"),
     M("device-input", None, "error-path", "optsched/core/textfile.py",
       "        if not stat.S_ISFIFO(mode):\n", "        if False:\n", "a device is read as an input file"),
+    M("data-offline-raw", None, "error-path", "optsched/core/datasets.py",
+      "        raise DataFetchError(_unreachable(url, exc)) from None",
+      "        raise DataFetchError(f\"{url}: download failed: {exc}\") from None",
+      "an offline data fetch prints the HTTP library's raw message, no host, cause or --from/--dir",
+      fast=("tests/core/test_data_offline.py",)),
+    M("repro-summary-reused", None, "error-path", "optsched/repro/report.py",
+      '        return "ran" if self.cells_run else "reused"', '        return "ran"',
+      "the repro summary calls a table whose cells all came from the results database 'ran'",
+      fast=("tests/repro/test_summary.py",)),
+    M("repro-summary-budget", None, "error-path", "optsched/repro/report.py",
+      "        return self.wall_s > exp.quick_budget_s or cold > exp.quick_budget_s",
+      "        return self.wall_s > exp.quick_budget_s",
+      "the repro summary ignores the unloaded estimate (cell CPU time / jobs) when checking the QUICK budget",
+      fast=("tests/repro/test_summary.py",)),
+    M("repro-load-cwd", None, "error-path", "optsched/frames.py",
+      '    looked = Path(__file__).resolve().parents[1] / "paper_repro" / "results"',
+      '    looked = Path("paper_repro") / "results"',
+      "optsched.repro.load reads paper_repro/results relative to the working directory, not the package",
+      fast=("tests/repro/test_load_anywhere.py",)),
+    M("list-problems-methods", None, "error-path", "optsched/__init__.py",
+      '"methods": len(p.methods)', '"methods": len(p.presets)',
+      "optsched.list_problems() counts a problem's presets as its methods",
+      fast=("tests/core/test_list_problems.py",)),
+    M("did-you-mean-none", None, "error-path", "optsched/core/errors.py",
+      "    found = close_matches(name, known)\n", "    found = []\n",
+      "unknown names no longer suggest the close known ones",
+      fast=("tests/core/test_did_you_mean.py",)),
+    M("describe-no-interval", None, "error-path", "optsched/core/params.py",
+      '        text = opt.type.__name__ + (f" in {opt.bounds}" if opt.bounds is not None else "")',
+      "        text = opt.type.__name__",
+      "help(problem) lists an option's type without its declared interval",
+      fast=("tests/core/test_describe.py",)),
+    M("describe-generator-options", None, "error-path", "optsched/core/registry.py",
+      "            body = options_doc(self.generator_options, title=\"\").splitlines()[2:]",
+      "            body = []",
+      "help(problem) leaves out the generator options",
+      fast=("tests/core/test_describe.py",)),
+    M("objective-unit-dropped", None, "error-path", "optsched/cli/results.py",
+      'f"  objective={prob.format_objective(result.objective, inst)}"', 'f"  objective={_fmt(result.objective)}"',
+      "optsched solve prints the objective without its unit",
+      fast=("tests/test_cli_units.py",)),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
@@ -166,7 +209,7 @@ def folders() -> dict[str, str]:
         sys.path.insert(0, str(ROOT))
         import optsched
 
-        for name, problem in optsched.list_problems().items():
+        for name, problem in optsched.core.registry.problems().items():
             _FOLDERS[name] = (problem.package or "").rsplit(".", 1)[-1] or name.replace("-", "_")
     return _FOLDERS
 
@@ -306,7 +349,7 @@ def run(selected: list[Mutation], timeout: float = 900.0) -> list[dict]:
             start = time.time()
             try:
                 stage = "fast"
-                rc, detail = _pytest(work, fast_tests(m.problem), timeout)
+                rc, detail = _pytest(work, list(m.fast) + fast_tests(m.problem), timeout)
                 if rc == 0 or rc == 5:
                     stage = "full"
                     rc, detail = _pytest(work, full_tests(m.problem), timeout)

@@ -31,7 +31,7 @@ from optsched.core.solving import objective_tolerance
 #: seeds of the sweep (each problem's tiny generator varies sizes and values with the seed); the
 #: whole sweep takes about a minute on one core at load 2 (measured 2026-11-27)
 SEEDS = range(16)
-PROBLEMS = sorted(p.name for p in optsched.list_problems().values() if p.tiny_instances is not None)
+PROBLEMS = sorted(p.name for p in optsched.core.registry.problems().values() if p.tiny_instances is not None)
 
 
 def _optimum(problem, instance, seed):

@@ -20,7 +20,7 @@ from optsched.cli import main
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.result import Result, relative_gap
 
-PROBLEMS = sorted(optsched.list_problems())
+PROBLEMS = sorted(optsched.core.registry.problems())
 
 
 @pytest.fixture(scope="module")

@@ -47,8 +47,8 @@ def tiny(tmp_path):
 
 def test_listing_commands(capsys):
     code, out, _ = run(capsys, "problems")
-    assert code == 0 and all(re.search(rf"^{re.escape(name)}\b", out, re.M) for name in optsched.list_problems())
-    for name, problem in optsched.list_problems().items():
+    assert code == 0 and all(re.search(rf"^{re.escape(name)}\b", out, re.M) for name in optsched.core.registry.problems())
+    for name, problem in optsched.core.registry.problems().items():
         code, out, _ = run(capsys, "methods", name)
         assert code == 0, name
         for m in problem.methods.values():

@@ -78,7 +78,7 @@ def test_bad_limits_through_the_api():
             optsched.solve(inst, EXACT, **kw)
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", sorted(optsched.core.registry.problems()))
 def test_result_where_instance_expected_and_vice_versa(tmp_path, problem):
     prob = optsched.get_problem(problem)
     inst = prob.tiny_instances(0)
@@ -93,7 +93,7 @@ def test_result_where_instance_expected_and_vice_versa(tmp_path, problem):
     assert "is an instance" in p.stderr
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", sorted(optsched.core.registry.problems()))
 def test_json_output_parses_for_the_exact_method(tmp_path, problem):
     prob = optsched.get_problem(problem)
     inst = prob.tiny_instances(0)

@@ -15,7 +15,7 @@ from optsched.core.errors import InvalidOptionError
 from optsched.core.registry import Method, Option
 from optsched.workloads.profiles import known_profiles, load_profile, resolve_profile
 
-PROBLEMS = sorted(optsched.list_problems())
+PROBLEMS = sorted(optsched.core.registry.problems())
 
 
 def help_text(capsys, *argv) -> str:
@@ -82,7 +82,7 @@ def test_option_help_shows_type_default_and_allowed_values():
 
 def test_derived_allowed_values_contain_the_default_of_every_registered_option():
     seen = 0
-    for prob in optsched.list_problems().values():
+    for prob in optsched.core.registry.problems().values():
         options = list(prob.generator_options.values()) + [o for m in prob.methods.values()
                                                            for o in m.options.values()]
         for opt in options:
@@ -117,7 +117,7 @@ def test_every_verb_names_what_it_accepts(capsys):
 
 def test_import_help_lists_every_format_with_its_problem(capsys):
     out = help_text(capsys, "import")
-    for prob in optsched.list_problems().values():
+    for prob in optsched.core.registry.problems().values():
         for fmt in prob.importers:
             assert f"{fmt} -> {prob.name}" in out
     assert "--batch-size" in out
@@ -158,7 +158,7 @@ def test_batch_size_is_refused_by_an_importer_that_takes_none(capsys, tmp_path):
     the file is read (any registered importer without a ``batch_size`` parameter)."""
     import inspect
 
-    fmt = next((name for prob in optsched.list_problems().values() for name, loader in prob.importers.items()
+    fmt = next((name for prob in optsched.core.registry.problems().values() for name, loader in prob.importers.items()
                 if "batch_size" not in inspect.signature(loader).parameters), None)
     if fmt is None:
         pytest.skip("every registered importer takes a batch size")

@@ -15,7 +15,7 @@ import pytest
 import optsched
 from optsched.core.conformance import CheckSkipped, Harness, battery_cases
 
-PROBLEMS = [p for p in optsched.list_problems().values() if p.tiny_instances is not None]
+PROBLEMS = [p for p in optsched.core.registry.problems().values() if p.tiny_instances is not None]
 
 CASES = [pytest.param(_p.name, cid, id=cid) for _p in PROBLEMS for cid, _ in battery_cases(_p)]
 
@@ -40,5 +40,5 @@ def test_conformance(problem_name, check_id):
 
 
 def test_every_problem_has_tiny_instances():
-    missing = [p.name for p in optsched.list_problems().values() if p.tiny_instances is None]
+    missing = [p.name for p in optsched.core.registry.problems().values() if p.tiny_instances is None]
     assert not missing, f"problems without tiny_instances (conformance cannot run): {missing}"

@@ -10,11 +10,11 @@ import optsched
 from tests.declared import KNOWN, TESTS, declarations, declared, folder_of
 
 #: every problem whose tests declare something for the cross-problem tests
-DECLARING = sorted(name for name in optsched.list_problems() if declarations(name) is not None)
+DECLARING = sorted(name for name in optsched.core.registry.problems() if declarations(name) is not None)
 
 
 def test_every_declarations_file_belongs_to_a_registered_problem():
-    folders = {folder_of(p) for p in optsched.list_problems().values()}
+    folders = {folder_of(p) for p in optsched.core.registry.problems().values()}
     files = sorted(path.parent.name for path in TESTS.glob("*/declarations.py"))
     assert files, "no problem declares anything: the discovery is broken"
     assert not set(files) - folders, f"declarations of no registered problem: {set(files) - folders}"

@@ -18,7 +18,7 @@ def test_guarantees_page_renders_from_the_registry():
 
 def test_every_registered_guarantee_is_in_the_table_with_a_proof_that_exists():
     table = guarantee_table()
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         for m in p.methods.values():
             if m.guarantee is None:
                 continue
@@ -41,7 +41,7 @@ def _anchors(text: str) -> set[str]:
 def test_every_problem_spec_cites_its_folders_readme():
     """``Problem.spec`` (shown by ``optsched info``; the site's problem page is that README) names
     the problem's own page, ``optsched/problems/<folder>/README.md``, with an anchor that exists."""
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         folder = p.package.rsplit(".", 1)[-1]
         page, _, anchor = p.spec.partition("#")
         assert page == f"optsched/problems/{folder}/README.md", f"{p.name}: spec {p.spec!r} is not its folder's README"
@@ -54,7 +54,7 @@ def test_every_problem_spec_cites_its_folders_readme():
 def test_no_problem_page_is_left_in_docs():
     """A problem's page lives in its folder: no page of ``docs/`` is named after a problem."""
     names = set()
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         names |= {p.name, p.package.rsplit(".", 1)[-1]}
     assert not sorted(f.stem for f in DOCS.glob("*.md") if f.stem in names)
 
@@ -98,7 +98,7 @@ def test_docs_img_holds_every_problems_picture_and_the_readme_shows_existing_one
     import optsched
     from optsched.gallery import image_name
 
-    assert all((DOCS / "img" / image_name(p)).is_file() for p in optsched.list_problems())
+    assert all((DOCS / "img" / image_name(p)).is_file() for p in optsched.core.registry.problems())
     shown = re.findall(r"!\[[^]]*\]\((docs/img/[^)]+)\)", (DOCS.parent / "README.md").read_text())
     assert shown and all((DOCS.parent / path).is_file() for path in shown)
 
@@ -174,7 +174,7 @@ def test_a_new_problems_fragment_appears_in_the_pages(tmp_path, monkeypatch):
     # in name order: right after the bullet of the last registered problem whose name sorts before it
     bullets = [line for line in status if line.startswith("- ") and ": " in line]
     assert "- toy-fragments: lpt" in bullets
-    before = max(name for name in optsched.list_problems() if name < "toy-fragments")
+    before = max(name for name in optsched.core.registry.problems() if name < "toy-fragments")
     assert bullets[bullets.index("- toy-fragments: lpt") - 1].startswith(f"- {before}: ")
     assert "`toy-fragments`: none, its durations are integers." in pages[DOCS / "portability.md"]
     # the committed pages do not have it (the registration was the only change)

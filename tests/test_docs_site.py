@@ -59,7 +59,7 @@ def test_site_builds_with_a_page_and_a_figure_per_problem(site):
     from optsched.gallery import image_name
 
     gallery = (site / "_generated" / "gallery.html").read_text()
-    for problem in optsched.list_problems():
+    for problem in optsched.core.registry.problems():
         assert (site / "_generated" / "problems" / f"{problem}.html").is_file()
         assert image_name(problem) in gallery
     assert (site / "api.html").is_file() and "compare" in (site / "api.html").read_text()
@@ -94,7 +94,7 @@ def test_problem_pages_show_their_folders_readme_and_the_registry(site):
 
     import optsched
 
-    for name, p in optsched.list_problems().items():
+    for name, p in optsched.core.registry.problems().items():
         readme = ROOT / "optsched" / "problems" / p.package.rsplit(".", 1)[-1] / "README.md"
         page = (site / "_generated" / "problems" / f"{name}.html").read_text()
         text = readme.read_text()

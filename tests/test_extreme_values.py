@@ -45,7 +45,7 @@ def _first_int_field(data: dict) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", sorted(optsched.core.registry.problems()))
 @pytest.mark.parametrize("value", [2**63, -(2**64), MAX_INTEGER + 1])
 def test_integers_past_2_53_are_refused_naming_the_field(problem, value):
     data = _tiny(problem)

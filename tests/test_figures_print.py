@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_method_colours_are_fixed_and_shared_across_problems():
     # a method named with its problem (any problem that has a method of that name) has the shared colour
-    owner = next(name for name, prob in optsched.list_problems().items() if "threshold" in prob.methods)
+    owner = next(name for name, prob in optsched.core.registry.problems().items() if "threshold" in prob.methods)
     assert method_color("threshold") == method_color(f"{owner}/threshold") == METHOD_COLORS["threshold"]
     t8 = [method_color(m) for m in ("threshold", "fixed-price", "greedy")]
     assert len(set(t8)) == 3 and "#000000" not in t8  # black is OPT's

@@ -23,7 +23,7 @@ from optsched.core.errors import InvalidInputError, InvalidOptionError
 from optsched.core.params import Interval, check_value, validate_parameters
 from optsched.core.registry import Option
 
-PROBLEMS = sorted(optsched.list_problems())
+PROBLEMS = sorted(optsched.core.registry.problems())
 
 #: a hang guard, not a timing claim: the slowest valid case here generates a tiny instance in well
 #: under a second; a generator that loops on a bad value would run until this alarm
@@ -35,7 +35,7 @@ BAD = [(0, "0"), (-1, "-1"), (math.nan, "NaN"), (math.inf, "Infinity"), (-math.i
        (2.5, "2.5"), (True, "true")]
 
 #: a problem with a ``tiny`` preset (the registry's first)
-TINY = next(name for name, prob in optsched.list_problems().items() if "tiny" in prob.presets)
+TINY = next(name for name, prob in optsched.core.registry.problems().items() if "tiny" in prob.presets)
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ TIGHTNESS: dict[tuple[str, str], Tight | str] = {
 
 
 def _guaranteed():
-    return sorted((p.name, m.name) for p in optsched.list_problems().values() for m in p.methods.values()
+    return sorted((p.name, m.name) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                   if m.guarantee is not None)
 
 

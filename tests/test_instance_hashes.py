@@ -21,7 +21,7 @@ import optsched
 from optsched.instance_hashes import load_hashes, preset_hash
 
 STORED = load_hashes()
-KEYS = sorted(f"{name}/{preset}" for name, problem in optsched.list_problems().items() for preset in problem.presets)
+KEYS = sorted(f"{name}/{preset}" for name, problem in optsched.core.registry.problems().items() for preset in problem.presets)
 
 
 @pytest.mark.parametrize("key", KEYS)

@@ -59,7 +59,7 @@ def test_a_colour_must_be_lower_case_hex():
 
 def test_every_declared_colour_is_returned_for_its_method():
     """The colours the problems declare reach the figures (the table no longer lists those names)."""
-    declared = [(p.name, m.name, m.color) for p in optsched.list_problems().values() for m in p.methods.values()
+    declared = [(p.name, m.name, m.color) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                 if m.color is not None]
     assert declared, "no problem declares a method colour"
     for problem, method, colour in declared:

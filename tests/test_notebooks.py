@@ -34,7 +34,7 @@ NOTEBOOKS = sorted((ROOT / "optsched" / "problems").glob("*/examples/*.ipynb"))
 def _folder_of_every_name() -> dict[str, str]:
     """Every problem's name and folder name -> its folder."""
     owners = {}
-    for name, problem in optsched.list_problems().items():
+    for name, problem in optsched.core.registry.problems().items():
         folder = (problem.package or "").rsplit(".", 1)[-1] or name.replace("-", "_")
         owners[name] = owners[folder] = folder
     return owners

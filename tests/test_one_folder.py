@@ -105,7 +105,7 @@ def _lines_outside_doctests(text: str):
 def registered_names() -> dict[str, str]:
     """``{name or folder name: folder}`` of every registered problem."""
     owners = {}
-    for name, problem in optsched.list_problems().items():
+    for name, problem in optsched.core.registry.problems().items():
         folder = (problem.package or "").rsplit(".", 1)[-1] or name.replace("-", "_")
         owners[name] = owners[folder] = folder
     return owners

@@ -18,7 +18,7 @@ from tests.declared import exact_model_method, pick, solves_tiny_exactly
 PROBLEM = pick(solves_tiny_exactly, "with a tiny preset solved exactly on a back-end").name
 EXACT = exact_model_method(optsched.get_problem(PROBLEM))
 #: every registered import format
-IMPORTERS = sorted(name for prob in optsched.list_problems().values() for name in prob.importers)
+IMPORTERS = sorted(name for prob in optsched.core.registry.problems().values() for name in prob.importers)
 
 
 @pytest.fixture(scope="module")

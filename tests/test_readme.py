@@ -74,7 +74,7 @@ def test_command_line_examples_run_in_a_fresh_folder(tmp_path, monkeypatch):
     import optsched
 
     # the featured problem's walk (7 lines or more) and each problem's generate, solve, check
-    assert _run_cli_lines(tmp_path, monkeypatch, heavy=False) >= 7 + 3 * len(optsched.list_problems())
+    assert _run_cli_lines(tmp_path, monkeypatch, heavy=False) >= 7 + 3 * len(optsched.core.registry.problems())
 
 
 @pytest.mark.slow

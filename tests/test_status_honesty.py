@@ -27,7 +27,7 @@ from tests.status_support import assert_not_stronger, not_optimal, run_below_gua
 
 
 # ---- 1. every method that uses a back-end: all of its solves stopped --------------------------
-BACKEND_METHODS = sorted((p.name, m.name) for p in optsched.list_problems().values() for m in p.methods.values()
+BACKEND_METHODS = sorted((p.name, m.name) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                          if m.uses_backend and p.tiny_instances is not None)
 #: methods whose bound combines a part that is not a model solve (its proof stands however the
 #: solves end): their bound is checked by their own test in their problem's folder
@@ -88,7 +88,7 @@ def test_a_work_limit_is_never_an_error(problem, method):
 
 
 # ---- 1b. every exact or bound method that watches the clock itself: stopped after k reads --------
-CLOCKED = sorted((p.name, m.name) for p in optsched.list_problems().values() for m in p.methods.values()
+CLOCKED = sorted((p.name, m.name) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                  if m.kind in ("exact", "bound") and not m.uses_backend and p.tiny_instances is not None)
 #: methods that may stop and still prove OPT (a lower bound of their own search meets the plan):
 #: there ``optimal`` needs that bound, checked against the proven OPT (``STATUS_BOUND_PROOF``)
@@ -190,7 +190,7 @@ def test_core_guard_rules(statuses, wall, want):
     a run longer than its budget (1 s here), and the sub-solves are counted in the stats."""
     from optsched.core.solving import _honest_status
 
-    problem, meth = next((p, m) for p in optsched.list_problems().values() for m in p.methods.values()
+    problem, meth = next((p, m) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                          if m.uses_backend)   # any method that solves models: the guard reads only the context
     ctx = SolveContext(problem, meth, "highs", SolverSettings(time_limit=1.0), 0, {})
     ctx.subsolves = [{"model": "m", "status": st, "backend": "highs", "solver_version": "x", "run_time": 0.01,

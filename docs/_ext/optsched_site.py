@@ -55,7 +55,7 @@ def _readme_pages() -> dict[Path, str]:
     import optsched
 
     pages = {}
-    for name, p in optsched.list_problems().items():
+    for name, p in optsched.core.registry.problems().items():
         readme = folder_readme(p)
         if readme is not None:
             pages[readme] = name
@@ -160,7 +160,7 @@ def write_pages(app) -> None:
     (out / "problems").mkdir(parents=True, exist_ok=True)
     img = out / "img"
     render_gallery(img, formats=(".png",), dpi=90)
-    problems = optsched.list_problems()
+    problems = optsched.core.registry.problems()
     readmes = _readme_pages()
     gallery = ["# Gallery", "",
                "Every problem's picture, drawn when this site was built, from the example its folder's "

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Sequence
 
-from ..core.errors import InvalidOptionError
+from ..core.errors import InvalidOptionError, did_you_mean
 from ..core.params import check_value
 
 
@@ -60,7 +60,21 @@ def _positive_seconds(text: str) -> float:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors are invalid input: exit 2, one line
-        raise InvalidOptionError("cli", "arguments", message)
+        raise InvalidOptionError("cli", "arguments", _suggest_choice(message))
+
+
+def _suggest_choice(message: str) -> str:
+    """argparse's ``invalid choice: 'X' (choose from 'a', 'b')`` with the close choices named
+    (:func:`~optsched.core.errors.did_you_mean`): ``optsched sovle`` suggests ``solve``."""
+    import re
+
+    m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if m:
+        choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
+        hint = did_you_mean(m.group(1), choices)
+        if hint:
+            return message.replace(f"invalid choice: '{m.group(1)}'", f"invalid choice: '{m.group(1)}'{hint}", 1)
+    return message
 
 
 def _parse_value(text: str):
@@ -96,8 +110,10 @@ def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
     out = {}
     for key, value in options.items():
         if key not in schema:
-            raise InvalidOptionError(problem, f"--{key.replace('_', '-')}", f"unknown {what} "
-                                       f"(known: {', '.join('--' + k.replace('_', '-') for k in schema) or 'none'})")
+            flags = ['--' + k.replace('_', '-') for k in schema]
+            raise InvalidOptionError(problem, f"--{key.replace('_', '-')}", f"unknown {what}"
+                                       f"{did_you_mean('--' + key.replace('_', '-'), flags)} "
+                                       f"(known: {', '.join(flags) or 'none'})")
         want = schema[key].type
         if want is str and not isinstance(value, str):
             value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)

@@ -117,7 +117,7 @@ def _importers() -> dict:
     import optsched
 
     table = {}
-    for prob in optsched.list_problems().values():
+    for prob in optsched.core.registry.problems().values():
         for fmt, loader in prob.importers.items():
             table[fmt] = (prob, loader)
     return table

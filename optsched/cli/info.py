@@ -9,7 +9,7 @@ from .helptext import _presets_text, methods_text, option_help
 def cmd_problems(args) -> int:
     import optsched
 
-    for name, prob in sorted(optsched.list_problems().items()):
+    for name, prob in sorted(optsched.core.registry.problems().items()):
         print(f"{name:22s} {prob.sense}  {prob.title}  [methods: {', '.join(prob.methods)}]")
     return EXIT_OK
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.errors import InvalidOptionError, UnknownNameError
+from ..core.errors import InvalidOptionError, UnknownNameError, did_you_mean
 from .args import _coerce, _extra_options
 from .exits import EXIT_OK
 from .files import _check_output, _importers, _load_instance, _load_result, _sync_sidecar, _write, _write_instance
@@ -49,7 +49,8 @@ def cmd_export(args) -> int:
         if not (args.solution and args.format):
             raise InvalidOptionError(prob.name, "--format", "--solution and --format go together")
         if args.format not in prob.solution_exporters:
-            raise InvalidOptionError(prob.name, "--format", "unknown solution format (known: "
+            raise InvalidOptionError(prob.name, "--format", f"unknown solution format"
+                                       f"{did_you_mean(args.format, prob.solution_exporters)} (known: "
                                        f"{', '.join(prob.solution_exporters) or 'none'})", args.format)
         _check_output(args.output, prob.name)
         inst = _load_instance(prob, args.instance)

@@ -15,7 +15,7 @@ def _known_problem(name: str | None):
         return None
     import optsched
 
-    return optsched.list_problems().get(name)
+    return optsched.core.registry.problems().get(name)
 
 
 def _help_hints(parser: argparse.ArgumentParser, argv: list[str]) -> dict:

@@ -40,7 +40,8 @@ def cmd_solve(args) -> int:
     else:
         line = (f"{result.problem}/{result.method} [{result.fidelity}]"
                 f"{' on ' + result.backend if result.backend else ''}: {result.status}"
-                f"  objective={_fmt(result.objective)} bound={_fmt(result.bound)} gap={_fmt(result.gap)}"
+                f"  objective={prob.format_objective(result.objective, inst)}"
+                f" bound={prob.format_objective(result.bound, inst)} gap={_fmt(result.gap)}"
                 f"  wall={result.wall_s:.3f}s")
         print(line)
         if result.reason:
@@ -90,8 +91,8 @@ def cmd_check(args) -> int:
         for c in contradictions:
             print(f"the record contradicts itself: {c}")
         if report.feasible and solution is not None:
-            print(f"feasible: objective={_fmt(report.objective)}"
-                  + ("" if agrees else f" (the result reported {_fmt(reported)})"))
+            print(f"feasible: objective={prob.format_objective(report.objective, inst)}"
+                  + ("" if agrees else f" (the result reported {prob.format_objective(reported, inst)})"))
         else:
             print(f"infeasible solution: {len(report.violations)} violation(s)")
             for v in report.violations:

@@ -94,9 +94,81 @@ def _download(url: str, path: Path, digest: str) -> None:
             raise
         raise DataFetchError(f"{url}: the downloaded bytes do not have the pinned SHA-256 {digest[:12]}... "
                              f"(corrupted, or changed at the source); discarded, nothing written") from None
-    except OSError as exc:  # requests' errors derive from OSError (IOError)
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DataFetchError(f"{url}: download failed: {reason[:200]}") from None
+    except Exception as exc:  # requests' errors derive from OSError (IOError); urllib3's do not
+        if not isinstance(exc, OSError) and not _is_urllib3_error(exc):
+            raise
+        raise DataFetchError(_unreachable(url, exc)) from None
+
+
+def _is_urllib3_error(exc: BaseException) -> bool:
+    try:
+        from urllib3.exceptions import HTTPError
+    except ImportError:  # pragma: no cover - requests (hence pooch) needs urllib3
+        return False
+    return isinstance(exc, HTTPError)
+
+
+#: what to do when the source cannot be reached: the two options of ``optsched data fetch``
+_OFFLINE_HINT = ("use --from URL (a mirror laid out like the data directory) or --dir DIR (a data "
+                 "directory copied from elsewhere: its files are checked, not downloaded)")
+
+
+def _causes(exc: BaseException):
+    """``exc`` and everything it wraps: ``__cause__``/``__context__``, urllib3's ``reason`` and
+    the exceptions among ``args`` (requests wraps urllib3's ``MaxRetryError`` there)."""
+    seen, todo = set(), [exc]
+    while todo:
+        e = todo.pop(0)
+        if e is None or id(e) in seen or not isinstance(e, BaseException):
+            continue
+        seen.add(id(e))
+        yield e
+        todo += [e.__cause__, e.__context__, getattr(e, "reason", None)]
+        todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
+
+
+def network_reason(exc: BaseException) -> str:
+    """Why a download failed, in a few words: ``DNS lookup failed``, ``connection refused``,
+    ``timed out``, ``HTTP 404``, ... (from the exception and what it wraps, never its raw text)."""
+    chain = list(_causes(exc))
+    names = {type(e).__name__ for e in chain}
+    for e in chain:
+        response = getattr(e, "response", None)
+        code = getattr(response, "status_code", None)
+        if code is not None:
+            return f"HTTP {code}"
+    text = " ".join(str(e) for e in chain).lower()
+    import socket
+
+    if (names & {"NameResolutionError", "gaierror"} or any(isinstance(e, socket.gaierror) for e in chain)
+            or "name or service not known" in text or "temporary failure in name resolution" in text
+            or "nodename nor servname" in text or "getaddrinfo failed" in text):
+        return "DNS lookup failed: the name does not resolve; offline?"
+    if any(isinstance(e, ConnectionRefusedError) for e in chain) or "connection refused" in text:
+        return "connection refused"
+    if (any(isinstance(e, (TimeoutError, socket.timeout)) for e in chain)
+            or names & {"ConnectTimeout", "ReadTimeout", "Timeout", "ConnectTimeoutError", "ReadTimeoutError"}
+            or "timed out" in text):
+        return "timed out"
+    if names & {"SSLError", "SSLCertVerificationError"}:
+        return "TLS/SSL handshake failed"
+    if any(isinstance(e, ConnectionResetError) for e in chain) or "reset by peer" in text:
+        return "connection reset"
+    if any(isinstance(e, (ConnectionError, OSError)) and getattr(e, "strerror", None) for e in chain):
+        e = next(e for e in chain if isinstance(e, OSError) and getattr(e, "strerror", None))
+        return e.strerror.lower()
+    return f"connection failed ({type(exc).__name__})"
+
+
+def _unreachable(url: str, exc: BaseException) -> str:
+    """One line: which host could not be reached, why, and the offline options."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or url
+    reason = network_reason(exc)
+    if reason.startswith("HTTP "):
+        return f"{url}: download failed: {host} answered {reason}"
+    return f"cannot reach {host} ({reason}) to download {url}; {_OFFLINE_HINT}"
 
 
 def fetch(names: Iterable[str] | None = None, root: str | Path | None = None, mirror: str | None = None,

@@ -45,7 +45,50 @@ __all__ = [
     "Infeasible",
     "TimeLimitReached",
     "SolverError",
+    "close_matches",
+    "did_you_mean",
 ]
+
+
+def close_matches(name: object, known, n: int = 3) -> list[str]:
+    """The names of ``known`` closest to ``name`` (``difflib.get_close_matches``, best first): the
+    one suggestion for a misspelt problem, method, back-end, preset, format or option name.
+    Case, and ``-`` against ``_``, count for nothing (``MILP`` is ``milp``, ``--time_limit`` is
+    ``--time-limit``).
+
+    >>> close_matches("gredy", ["greedy", "milp", "lp-round"])
+    ['greedy']
+    >>> close_matches("MILP", ["milp", "brute"]), close_matches("zzz", ["milp"])
+    (['milp'], [])
+    """
+    import difflib
+
+    names = [str(k) for k in known]
+    key = str(name).lower().replace("_", "-")
+    folded: dict[str, str] = {}
+    for k in names:
+        folded.setdefault(k.lower().replace("_", "-"), k)
+    if key in folded and folded[key] != str(name):
+        return [folded[key]]
+    return [folded[m] for m in difflib.get_close_matches(key, list(folded), n=n, cutoff=0.6)]
+
+
+def did_you_mean(name: object, known) -> str:
+    """``" (did you mean 'x'?)"`` (or ``'x' or 'y'``) for the names of ``known`` close to ``name``
+    (:func:`close_matches`); ``""`` when none is.
+
+    >>> did_you_mean("mknp", ["mknap", "srpt"]), did_you_mean("hihgs", ["highs", "cpsat"])
+    (" (did you mean 'mknap'?)", " (did you mean 'highs'?)")
+    >>> did_you_mean("--item", ["--items", "--item-size"])
+    " (did you mean '--items' or '--item-size'?)"
+    >>> did_you_mean("qqq", ["mknap"])
+    ''
+    """
+    found = close_matches(name, known)
+    if not found:
+        return ""
+    quoted = [repr(m) for m in found]
+    return f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1]}?)"
 
 
 class OptschedError(Exception):
@@ -132,17 +175,22 @@ class BackendRefused(InvalidInputError):
 
 class UnknownNameError(InvalidOptionError, KeyError):
     """An unknown problem, method, back-end, preset or format name (CLI exit status 2): an
-    option naming something that does not exist.
+    option naming something that does not exist. The message suggests the close names
+    (:func:`did_you_mean`, also in ``suggestions``) and lists the known ones.
 
     >>> str(UnknownNameError("method", "gredy", ["greedy", "milp"]))
-    "unknown method 'gredy'; known: greedy, milp"
+    "unknown method 'gredy' (did you mean 'greedy'?); known: greedy, milp"
+    >>> str(UnknownNameError("method", "qqq", ["greedy", "milp"]))
+    "unknown method 'qqq'; known: greedy, milp"
     """
 
     def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...]):
         self.kind, self.name, self.known = kind, name, tuple(known)
         self.problem, self.field, self.got = "", kind, name
-        self.rule = f"unknown; known: {', '.join(sorted(self.known)) or '(none)'}"
-        Exception.__init__(self, f"unknown {kind} {name!r}; known: {', '.join(sorted(known)) or '(none)'}")
+        self.suggestions = close_matches(name, self.known)
+        hint = did_you_mean(name, self.known)
+        self.rule = f"unknown{hint}; known: {', '.join(sorted(self.known)) or '(none)'}"
+        Exception.__init__(self, f"unknown {kind} {name!r}{hint}; known: {', '.join(sorted(known)) or '(none)'}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.args[0]

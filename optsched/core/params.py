@@ -159,3 +159,52 @@ def validate_parameters(problem: str, declared: dict, given: dict, what: str = "
             raise InvalidOptionError(problem, key, f"unknown {what} (known: {', '.join(declared) or 'none'})")
         out[key] = check_value(problem, key, declared[key], value)
     return out
+
+
+# --- documentation of declared options (scikit-learn's "Parameters" sections) ------------------
+
+def option_type_doc(opt) -> str:
+    """The type of a declared option as a numpydoc "Parameters" line says it: ``int in [1, 100]``,
+    ``float in (0, 1]``, ``{'bfs', 'random'}``, ``bool``, ``list of int in [1, 1000]``, each
+    with ``or None`` when null is accepted.
+
+    >>> from optsched.core.registry import Option
+    >>> option_type_doc(Option(int, 4, "jobs", bounds=Interval(1, 1000)))
+    'int in [1, 1000]'
+    >>> option_type_doc(Option(str, "bfs", "bfs | random", choices=("bfs", "random")))
+    "{'bfs', 'random'}"
+    >>> option_type_doc(Option(tuple, (5, 3), "fan-outs", items=Interval(1, 1000)))
+    'list of int in [1, 1000]'
+    >>> option_type_doc(Option(float, None, "rate", bounds=Interval(0, 1, closed="right"), nullable=True))
+    'float in (0, 1] or None'
+    """
+    allowed = opt.allowed() if opt.type is not bool and hasattr(opt, "allowed") else ()
+    if allowed:
+        text = "{" + ", ".join(repr(v) for v in allowed) + "}"
+    elif opt.type is tuple:
+        text = f"list of {opt.item_type.__name__}" + (f" in {opt.items}" if opt.items is not None else "")
+    else:
+        text = opt.type.__name__ + (f" in {opt.bounds}" if opt.bounds is not None else "")
+    return text + (" or None" if opt.nullable else "")
+
+
+def options_doc(options: dict, title: str = "Parameters", indent: str = "") -> str:
+    """A numpydoc section (as scikit-learn's docstrings have) of the declared options ``options``
+    (name -> :class:`~optsched.core.registry.Option`): per option ``name : type, default=value``
+    and its help indented below. ``""`` when there are none.
+
+    >>> from optsched.core.registry import Option
+    >>> print(options_doc({"jobs": Option(int, 4, "number of jobs", bounds=Interval(1, 1000))}))
+    Parameters
+    ----------
+    jobs : int in [1, 1000], default=4
+        number of jobs
+    """
+    if not options:
+        return ""
+    lines = [title, "-" * len(title)]
+    for name, opt in options.items():
+        default = list(opt.default) if isinstance(opt.default, tuple) else opt.default
+        lines.append(f"{name} : {option_type_doc(opt)}, default={default!r}")
+        lines.append(f"    {opt.help}")
+    return "\n".join(indent + line for line in lines)

@@ -244,13 +244,14 @@ class Method:
 
     def resolve_options(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown names and wrong types are errors (exit 2)."""
-        from .errors import InvalidOptionError
+        from .errors import InvalidOptionError, did_you_mean
 
         out = {k: o.default for k, o in self.options.items()}
         for k, v in (given or {}).items():
             if k not in self.options:
                 raise InvalidOptionError(self.problem, f"option {k}", f"unknown option of method "
-                                           f"{self.name!r} (known: {', '.join(self.options) or 'none'})")
+                                           f"{self.name!r}{did_you_mean(k, self.options)} "
+                                           f"(known: {', '.join(self.options) or 'none'})")
             want = self.options[k].type
             if want is float and isinstance(v, int) and not isinstance(v, bool):
                 v = float(v)
@@ -341,6 +342,12 @@ class Problem:
     #: to the registering module's package when not given
     package: str | None = None
     methods: dict[str, Method] = field(default_factory=dict)
+    #: the objective's unit for people (``"s"``, ``"bytes"``, ``"slots"``, ``"(unitless)"``, ...),
+    #: or a dict from the instance's ``objective`` field to the unit (a problem whose instances
+    #: choose among objectives): printed after the value by ``optsched solve``, never part of a
+    #: record. None: the ``OBJECTIVE_UNIT`` its folder's ``instance.py`` declares beside
+    #: ``OBJECTIVE`` (read by :func:`register_problem`), if any
+    objective_unit: str | dict | None = None
 
     def __post_init__(self) -> None:
         ref = self.reference_method
@@ -374,6 +381,79 @@ class Problem:
                                         applicable=applicable or always_applies, color=color)
             return func
         return register
+
+    def unit_of(self, instance: Any = None) -> str | None:
+        """The objective's unit (of ``instance``'s objective when the unit depends on it), or None.
+
+        >>> p = Problem("p", "t", "min", object, None, "", "", "", objective_unit={"time": "s", "bytes": "bytes"})
+        >>> class I: objective = "bytes"
+        >>> p.unit_of(I()), p.unit_of(None)
+        ('bytes', None)
+        """
+        unit = self.objective_unit
+        if isinstance(unit, dict):
+            return unit.get(getattr(instance, "objective", None))
+        return unit
+
+    def format_objective(self, value: float | None, instance: Any = None) -> str:
+        """``value`` with the objective's unit for people: ``"12.5 s"``, ``"131908 (unitless)"``
+        (no unit declared: the number alone; None: ``"-"``).
+
+        >>> p = Problem("p", "t", "min", object, None, "", "", "", objective_unit="s")
+        >>> p.format_objective(12.5), p.format_objective(None), p.format_objective(3)
+        ('12.5 s', '-', '3 s')
+        """
+        if value is None:
+            return "-"
+        number = f"{value:.10g}" if isinstance(value, float) else str(value)
+        unit = self.unit_of(instance)
+        return f"{number} {unit}" if unit else number
+
+    def describe(self) -> str:
+        """What ``help()`` shows for this problem (its ``__doc__``): the objective and its unit,
+        the call that generates an instance with a numpydoc "Parameters" section of every
+        generator option (type, interval, default, help) and the presets, what it returns, then
+        every method (kind, fidelity, guarantee, summary) with its options in the same form."""
+        from .params import options_doc
+
+        inst = self.instance_type
+        inst_name = getattr(inst, "__name__", str(inst))
+        unit = self.objective_unit
+        if isinstance(unit, dict):
+            unit = ", ".join(f"{v} ({k})" for k, v in unit.items())
+        unit = f"; unit: {unit}" if unit else ""
+        lines = [f"{self.name}: {self.title}", "",
+                 f"Objective ({'minimize' if self.sense == 'min' else 'maximize'}{unit}): {self.objective}", ""]
+        if self.generate is not None:
+            lines += [f'optsched.generate("{self.name}", seed=0, preset=None, **options) -> {inst_name}', ""]
+            presets = ", ".join(repr(p) for p in self.presets)
+            lines += ["Parameters", "----------", "seed : int, default=0",
+                      "    seed of the generator's random draws (the same seed, the same instance)",
+                      f"preset : {{{presets}}} or None, default=None" if presets else "preset : None, default=None",
+                      "    a named set of the options below (options given as well override it):"]
+            for name, values in self.presets.items():
+                shown = ", ".join(f"{k}={v!r}" for k, v in values.items()) or "the defaults"
+                lines.append(f"    {name}: {shown}")
+            body = options_doc(self.generator_options, title="").splitlines()[2:]
+            lines += body + [""]
+        lines += ["Returns", "-------", f"{inst_name} ({getattr(inst, '__module__', '?')})"]
+        first = " ".join((getattr(inst, "__doc__", "") or "").strip().split("\n\n")[0].split())
+        if first:
+            lines.append(f"    {first}")
+        lines += ["", "Methods", "-------", f'optsched.solve(instance, METHOD, options={{...}}); '
+                  f'reference: {", ".join(self.reference_methods) or "none"}', ""]
+        for m in self.methods.values():
+            mark = ", default" if m.name == self.default_method else ""
+            lines.append(f"{m.name} : {m.kind}, [{m.fidelity}]{mark}")
+            lines.append(f"    {m.summary}")
+            if m.guarantee is not None:
+                lines.append(f"    guarantee: {m.guarantee.statement} [{m.guarantee.source}]")
+            if m.options:
+                lines += [""] + options_doc(m.options, title="Options", indent="    ").splitlines()
+            lines.append("")
+        if self.importers:
+            lines += ["Import formats: " + ", ".join(self.importers) + " (optsched import FORMAT FILE)"]
+        return "\n".join(lines).rstrip() + "\n"
 
     def get_method(self, name: str | None) -> Method:
         name = name or self.default_method
@@ -409,8 +489,39 @@ def register_problem(problem: Problem) -> Problem:
         import sys
 
         problem.package = sys._getframe(1).f_globals.get("__package__") or None
+    if problem.objective_unit is None:  # declared beside OBJECTIVE in the folder's instance.py
+        import sys
+
+        for module in (f"{problem.package}.instance", getattr(problem.instance_type, "__module__", "")):
+            declared = getattr(sys.modules.get(module), "OBJECTIVE_UNIT", None)
+            if isinstance(declared, (str, dict)):
+                problem.objective_unit = declared
+                break
+    _document(problem)
     _PROBLEMS[problem.name] = problem
     return problem
+
+
+class _Documented(type):
+    """The metaclass of a registered problem's own class: its ``__doc__`` is the problem's
+    :meth:`Problem.describe`, computed when read (methods register after the problem), so
+    ``help(optsched.get_problem(NAME))`` documents that problem's options and methods."""
+
+    @property
+    def __doc__(cls):  # noqa: D401 - a property of the class
+        problem = cls.__dict__.get("_problem")
+        return problem.describe() if problem is not None else Problem.__doc__
+
+
+def _document(problem: Problem) -> None:
+    """Give ``problem`` a class of its own (a :class:`Problem` subclass that adds nothing but its
+    documentation) and the same text as its instance ``__doc__``."""
+    if type(problem) is not Problem:  # a subclass of the caller's own keeps its class
+        return
+    cls = _Documented("Problem", (Problem,), {"__module__": Problem.__module__, "__qualname__": "Problem",
+                                             "__doc__": property(Problem.describe)})
+    cls._problem = problem
+    problem.__class__ = cls
 
 
 def unregister_problem(name: str) -> None:

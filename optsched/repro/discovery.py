@@ -230,7 +230,7 @@ def problem_scripts() -> list[tuple[Path, str]]:
     import optsched  # registers every problem
 
     out = []
-    for _, problem in sorted(optsched.list_problems().items()):
+    for _, problem in sorted(optsched.core.registry.problems().items()):
         spec = importlib.util.find_spec(problem.package) if problem.package else None
         for folder in (spec.submodule_search_locations or []) if spec else []:
             path = Path(folder) / PROBLEM_SCRIPT

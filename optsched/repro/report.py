@@ -29,7 +29,7 @@ from optsched.core.errors import InvalidOptionError
 from optsched.experiments.declaration import Experiment
 
 __all__ = ["ArtifactWriter", "SweepRecord", "render_section", "update_index", "method_fidelities",
-           "INDEX_NAME"]
+           "run_summary", "INDEX_NAME"]
 
 INDEX_NAME = "index.md"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -176,10 +176,43 @@ class SweepRecord:
     artifacts: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    missing_data: str | None = None  # the first required data file that is not there ("no data")
 
     @property
     def failed(self) -> bool:
         return self.status in ("failed", "not loaded")
+
+    def over_budget(self) -> bool | None:
+        """Whether a QUICK run took longer than the experiment's ``quick_budget_s``, in wall time or
+        in the unloaded estimate (cell CPU time / jobs); None for full runs and tables not run."""
+        exp = self.experiment
+        if not self.quick or exp is None or self.status in ("no data", "not loaded"):
+            return None
+        cold = self.cell_cpu_s / max(1, self.jobs)
+        return self.wall_s > exp.quick_budget_s or cold > exp.quick_budget_s
+
+    def outcome(self) -> str:
+        """One word for the run's summary: ``ran`` (cells computed now), ``reused`` (every cell from
+        the results database, the report regenerated), ``skipped`` (missing data) or ``FAILED``."""
+        if self.status == "no data":
+            return "skipped"
+        if self.failed:
+            return "FAILED"
+        return "ran" if self.cells_run else "reused"
+
+    def reason(self) -> str:
+        """Why a table was skipped or failed, in one short line ("" when it ran)."""
+        if self.status == "no data":
+            what = self.missing_data or "a data file"
+            return f"missing data {what} (optsched data fetch --all)"
+        if not self.failed:
+            return ""
+        if self.status == "not loaded":
+            return f"script not loaded: {_last_line(self.error)}"
+        if self.failures:
+            return f"{len(self.failures)} cell(s) raised: {_last_line(self.failures[0][1])}"
+        head, _, rest = (self.error or "").partition("\n")
+        return f"{head.rstrip(':')}: {_last_line(rest)}" if rest.strip() else head
 
     def budget_line(self) -> str | None:
         """The QUICK budget check (None for full runs or experiments that did not run)."""
@@ -188,12 +221,66 @@ class SweepRecord:
             return None
         budget = exp.quick_budget_s
         cold = self.cell_cpu_s / max(1, self.jobs)
-        over = self.wall_s > budget or cold > budget
+        over = self.over_budget()
         text = f"QUICK budget {budget:.0f} s: this run took {self.wall_s:.1f} s"
         if self.cells_reused:
             text += f" with {self.cells_reused} of {self.cells_total} cells reused from the results database"
         text += f"; unloaded estimate (cell CPU time / jobs) {cold:.1f} s"
         return text + (" -- **OVER BUDGET**" if over else " -- within budget")
+
+
+def _last_line(text: str | None, width: int = 90) -> str:
+    """The last non-empty line of a traceback or message (the exception), shortened to ``width``."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    line = lines[-1] if lines else "(no message)"
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def run_summary(records: list[SweepRecord], quick: bool) -> str:
+    """The table printed at the end of ``optsched repro``: each table's outcome (ran, reused,
+    skipped, FAILED), its cells (computed / reused / failed), its wall time, its QUICK budget
+    (QUICK runs) and, for a skipped or failed table, why; then one line of totals.
+
+    >>> from optsched.experiments.declaration import Experiment
+    >>> exp = Experiment(id="T1", title="t", paper="p", formulation="[ours]", cells=list,
+    ...                  run_cell=print, report=print, quick_budget_s=30.0)
+    >>> ran = SweepRecord("T1", "t1.py", "ok", "", True, exp, cells_total=4, cells_run=4, wall_s=45.0)
+    >>> skip = SweepRecord("T2", "t2.py", "no data", "", True, exp, missing_data="mknap/mknapcb1.txt")
+    >>> print(run_summary([ran, skip], quick=True))
+    table  outcome  cells (computed/reused/failed)  time  QUICK budget       reason
+    T1     ran      4 (4/0/0)                       45 s  OVER: 45 s > 30 s
+    T2     skipped  -                               -     -                  missing data mknap/mknapcb1.txt (optsched data fetch --all)
+    2 tables: 1 ran, 0 reused, 1 skipped, 0 failed; 1 over the QUICK budget (T1)
+    """
+    from .progress import format_duration
+
+    header = ["table", "outcome", "cells (computed/reused/failed)", "time"] + (["QUICK budget"] if quick else [])
+    rows = []
+    for rec in records:
+        ran = rec.status not in ("no data", "not loaded") and rec.cells_total
+        cells = (f"{rec.cells_total} ({rec.cells_run}/{rec.cells_reused}/{len(rec.failures)})" if ran else "-")
+        row = [rec.id, rec.outcome(), cells, format_duration(rec.wall_s) if ran else "-"]
+        if quick:
+            over, budget = rec.over_budget(), rec.experiment.quick_budget_s if rec.experiment else None
+            if over is None:
+                row.append("-")
+            elif over:
+                took = max(rec.wall_s, rec.cell_cpu_s / max(1, rec.jobs))
+                row.append(f"OVER: {format_duration(took)} > {format_duration(budget)}")
+            else:
+                row.append(f"within {format_duration(budget)}")
+        row.append(rec.reason())
+        rows.append(row)
+    header.append("reason" if any(r[-1] for r in rows) else "")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header] + rows]
+    counts = {k: sum(r.outcome() == k for r in records) for k in ("ran", "reused", "skipped", "FAILED")}
+    total = (f"{len(records)} table{'s' if len(records) != 1 else ''}: {counts['ran']} ran, {counts['reused']} reused, "
+             f"{counts['skipped']} skipped, {counts['FAILED']} failed")
+    if quick:
+        over = [r.id for r in records if r.over_budget()]
+        total += f"; {len(over)} over the QUICK budget" + (f" ({', '.join(over)})" if over else "")
+    return "\n".join(lines + [total])
 
 
 def _fence(text: str) -> list[str]:

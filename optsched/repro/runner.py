@@ -29,7 +29,7 @@ from .db import ResultsDB, ResultsDBError
 from .discovery import Script, discover, format_exception, select
 from .executors import SINGLE_THREAD_ENV, CellTask, make_executor
 from .keys import cell_key, cell_seed, file_digest, software_versions
-from .report import ArtifactWriter, SweepRecord, output_lock, render_section, update_index
+from .report import ArtifactWriter, SweepRecord, output_lock, render_section, run_summary, update_index
 
 __all__ = ["RunOptions", "run", "run_sweep", "runs_dir", "artifacts_dir", "DEFAULT_OUT", "SCRIPTS_DIR"]
 
@@ -156,7 +156,7 @@ def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, vers
         for relative in exp.requires_data:
             data_file(relative)
     except DataUnavailable as exc:
-        rec.status, rec.error = "no data", f"data unavailable: {exc}."
+        rec.status, rec.error, rec.missing_data = "no data", f"data unavailable: {exc}.", relative
         stream.write(f"{exp.id}: skipped, {rec.error}\n")
         return rec
     try:
@@ -338,9 +338,11 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
     versions = software_versions()
     executor = _LazyExecutor(options)
     failed = False
+    records = []
     try:
         for script in scripts:
             rec = run_sweep(script, options, executor, versions, stream)
+            records.append(rec)
             failed = failed or rec.failed
             keep = {rec.id: f"skipped ({rec.error})"} if rec.status == "no data" else None
             try:
@@ -354,4 +356,8 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
         raise
     finally:
         executor.close()
+    if records:
+        stream.write(f"\noptsched repro{' --quick' if options.quick else ''}: summary ({out / 'index.md'})\n"
+                     + run_summary(records, options.quick) + "\n")
+        stream.flush()
     return 1 if failed else 0

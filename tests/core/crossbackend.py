@@ -41,7 +41,7 @@ def small_presets() -> dict[str, str]:
         import importlib
 
         root = Path(__file__).resolve().parents[2]
-        for name, problem in optsched.list_problems().items():
+        for name, problem in optsched.core.registry.problems().items():
             folder = (problem.package or "").rsplit(".", 1)[-1]
             if folder and (root / "tests" / folder / "cross_backend.py").is_file():
                 _SMALL[name] = importlib.import_module(f"tests.{folder}.cross_backend").SMALL_PRESET
@@ -92,7 +92,7 @@ def table(seeds=(0,), small: bool = False, backends=None) -> dict:
     """``{(problem, backend): (cell text, solves)}`` over every problem with a linear model."""
     backends = list(backends or BACKENDS)
     cells = {}
-    for name, problem in sorted(optsched.list_problems().items()):
+    for name, problem in sorted(optsched.core.registry.problems().items()):
         methods = model_methods(problem)
         if not methods:
             continue

@@ -13,7 +13,7 @@ import optsched
 
 def a_problem(*, presets=(), generator_options=(), methods=()) -> str:
     """The first registered problem declaring every preset, generator option and method named."""
-    for name, problem in optsched.list_problems().items():
+    for name, problem in optsched.core.registry.problems().items():
         if (set(presets) <= set(problem.presets) and set(generator_options) <= set(problem.generator_options)
                 and set(methods) <= set(problem.methods)):
             return name

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def exact_cases(problems=None, kinds=("exact", "bound"), seeds=(0, 1)):
     """(problem, method, seed) for every exact or bound method that solves a model."""
     out = []
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         if p.tiny_instances is None or (problems is not None and p.name not in problems):
             continue
         for m in p.methods.values():
@@ -51,7 +51,7 @@ def _portfolio_problems() -> tuple[str, ...]:
     instance's model CP-SAT accepts, and the first two whose model it refuses: a portfolio races
     ``cpsat`` or ``highs`` with ``scip``, and both ways are checked."""
     accepted, refused = [], []
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         if p.tiny_instances is None or p.build_model is None or (accepted and len(refused) == 2):
             continue
         if any(m.uses_backend and m.kind == "exact" for m in p.methods.values()):
@@ -295,7 +295,7 @@ def _env():
 def _refused_for_continuous_columns() -> str:
     """The first problem (registry order) whose MILP on its tiny instance CP-SAT refuses for its
     continuous columns."""
-    for p in optsched.list_problems().values():
+    for p in optsched.core.registry.problems().values():
         if "milp" not in p.methods or p.tiny_instances is None or p.build_model is None:
             continue
         try:

@@ -83,7 +83,7 @@ def test_cross_backend_table():
     assert not wrong
     # every problem with a linear model is covered, on all four back-ends
     covered = {p for p, _ in cells}
-    expected = {n for n, p in optsched.list_problems().items() if model_methods(p)}
+    expected = {n for n, p in optsched.core.registry.problems().items() if model_methods(p)}
     assert covered == expected
     assert all(len(reference_instances(optsched.get_problem(p), (0, 1, 2), True)) >= 3 for p in covered)
 

@@ -139,7 +139,7 @@ def test_every_registered_guarantee_names_a_written_proof():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    for prob in optsched.list_problems().values():
+    for prob in optsched.core.registry.problems().values():
         for m in prob.methods.values():
             if m.guarantee is None:
                 continue

@@ -27,6 +27,6 @@ def test_anything_else_is_refused(bad):
 
 
 def test_every_registered_reference_is_a_registered_exact_or_bound_method():
-    for prob in optsched.list_problems().values():
+    for prob in optsched.core.registry.problems().values():
         for name in prob.reference_methods:
             assert prob.methods[name].kind in ("exact", "bound"), (prob.name, name)

@@ -126,7 +126,7 @@ def test_instance_save_load_with_sidecar(tmp_path):
     assert not sc.sidecar_path(path).exists() and Long.load(path) == inst
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", sorted(optsched.core.registry.problems()))
 def test_every_problems_instances_round_trip_through_a_sidecar(problem, tmp_path):
     p = optsched.get_problem(problem)
     if p.tiny_instances is None:

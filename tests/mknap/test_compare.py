@@ -77,7 +77,7 @@ def test_load_instance_reads_the_problem_from_the_file(tmp_path):
     inst.save(path)
     assert optsched.load_instance(path) == inst
     assert optsched.load_instance("mknap", path) == inst                 # the older form
-    other = next(name for name in optsched.list_problems() if name != "mknap")
+    other = next(name for name in optsched.core.registry.problems() if name != "mknap")
     with pytest.raises(InvalidInstanceError, match="instance of 'mknap'"):
         optsched.load_instance(path, problem=other)
     res = tmp_path / "r.json"

@@ -21,7 +21,7 @@ def _close_figures():
 
 
 def test_instances_of_two_problems_are_refused():
-    first, second = [name for name, p in optsched.list_problems().items() if "tiny" in p.presets][:2]
+    first, second = [name for name, p in optsched.core.registry.problems().items() if "tiny" in p.presets][:2]
     one, other = optsched.generate(first, seed=1, preset="tiny"), optsched.generate(second, seed=1, preset="tiny")
     method = optsched.get_problem(first).default_method
     with pytest.raises(InvalidOptionError, match="one problem"):

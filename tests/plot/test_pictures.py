@@ -23,7 +23,7 @@ def _close_figures():
     plt.close("all")
 
 
-SHIPPED = sorted(name for name, p in optsched.list_problems().items()
+SHIPPED = sorted(name for name, p in optsched.core.registry.problems().items()
                  if (p.package or "").startswith("optsched.problems."))
 
 
@@ -46,8 +46,8 @@ def test_no_central_table_names_a_problem():
     import optsched.plotting.draw
     import optsched.plotting.style
 
-    methods = {m for p in optsched.list_problems().values() for m in p.methods}
-    names = set(optsched.list_problems()) - methods       # a problem's name may be a method's (its colour)
+    methods = {m for p in optsched.core.registry.problems().values() for m in p.methods}
+    names = set(optsched.core.registry.problems()) - methods       # a problem's name may be a method's (its colour)
     for module in (optsched.plot, optsched.gallery, optsched.plotting.style, optsched.plotting.draw,
                    optsched.plotting.crosscut, optsched.plotting.checks):
         tree = ast.parse(open(module.__file__).read())

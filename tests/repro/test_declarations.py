@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _owner(path: Path) -> str:
     """The registered problem whose folder holds ``path``."""
-    return next(name for name, p in optsched.list_problems().items()
+    return next(name for name, p in optsched.core.registry.problems().items()
                 if p.package and p.package.rsplit(".", 1)[-1] == path.parent.name)
 
 

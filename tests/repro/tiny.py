@@ -24,7 +24,7 @@ def tiny_problem() -> str:
     them is feasible with a positive value (so ``greedy / milp`` is a ratio)."""
     import optsched
 
-    for name, problem in sorted(optsched.list_problems().items()):
+    for name, problem in sorted(optsched.core.registry.problems().items()):
         methods = problem.methods
         if "tiny" not in problem.presets or not {"greedy", "milp", "brute"} <= set(methods):
             continue

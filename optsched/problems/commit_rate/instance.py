@@ -37,6 +37,9 @@ __all__ = ["CommitRateInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "parse
 
 OBJECTIVE = ("minimize the simulated time until the PS loss <= target_loss "
              "(censored at horizon: horizon (1 + min(9, remaining fraction of the loss gap)))")
+#: the objective's unit, printed after its value by ``optsched solve`` (simulated seconds to the target loss
+#: (censored runs: a multiple of the horizon))
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"scheme": "adsp", "commits": [C per check period]} | {"scheme": "bsp"} | '
                    '{"scheme": "ssp", "staleness": s} | {"scheme": "fixed", "local_steps": tau}')
 

@@ -35,6 +35,9 @@ __all__ = ["DagPipelineInstance", "check", "plan_values", "OBJECTIVE", "SOLUTION
 OBJECTIVE = ("minimize (objective = cut-bytes) sum_{(u,v): s_u != s_v} bytes_uv | (bottleneck) max(max_k W_k, "
              "max_k X_k / bw) | (sync-estimate) sum_k W_k + 2 sum_k X_k / bw + (M - 1) max_k W_k over stages "
              "s_v in 0..K-1, s_u <= s_v on edges, no empty stage, W_k <= (sum compute / K)(1 + balance/100)")
+#: the objective's unit, printed after its value by ``optsched solve`` (by the instance's objective: cut
+#: bytes, or seconds)
+OBJECTIVE_UNIT = {"cut-bytes": "bytes", "bottleneck": "s", "sync-estimate": "s"}
 SOLUTION_SCHEMA = '{"stages": [stage of node v in 0..K-1 for v = 0..n-1]}'
 
 

@@ -27,6 +27,9 @@ __all__ = ["DomainDecompositionInstance", "check", "cut_surface", "OBJECTIVE", "
 
 OBJECTIVE = ("minimize max_p W_p / s_p (W_p = work of the cells rank p owns, s_p = its speed); with contiguous = "
              "true, each rank owns a consecutive run of the Hilbert-ordered cells, ranks in order")
+#: the objective's unit, printed after its value by ``optsched solve`` (a rank's cell work over its speed (the
+#: instance's own work unit))
+OBJECTIVE_UNIT = "work units"
 SOLUTION_SCHEMA = '{"owner": [rank of each cell, in Hilbert chain order]}'
 
 

@@ -24,6 +24,8 @@ from optsched.core.registry import CheckReport
 __all__ = ["FeatureCacheInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA"]
 
 OBJECTIVE = "minimize the misses of a capacity-C cache (demand fetch, optional bypass, empty start) over the reads in order"
+#: the objective's unit, printed after its value by ``optsched solve`` (cache misses over the reads)
+OBJECTIVE_UNIT = "misses"
 SOLUTION_SCHEMA = '{"evict": [node evicted at read t, or -1]}  (one entry per read)'
 
 

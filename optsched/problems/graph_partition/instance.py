@@ -29,6 +29,9 @@ __all__ = ["GraphPartitionInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA"]
 OBJECTIVE = ("minimize sum of w_uv over edges {u,v} cut by the partition (w = expected traversals per epoch "
              "of fan-out sampling from the training nodes) s.t. |Train ∩ P_i| <= (1+eps_train)|Train|/K and "
              "|P_i| <= (1+eps_nodes)|V|/K")
+#: the objective's unit, printed after its value by ``optsched solve`` (expected edge traversals per epoch of
+#: sampling)
+OBJECTIVE_UNIT = "traversals/epoch"
 SOLUTION_SCHEMA = '{"parts": [part index of node v, for v = 0..n-1]}  (ints in 0..K-1)'
 
 

@@ -35,6 +35,9 @@ __all__ = ["Collective", "StageOption", "Stage", "Bandwidths", "HeteroShardingIn
 OBJECTIVE = ("minimize sum_t [max_d (sharded_flops_t B_{s,d} + replicated_flops_t) / F_d + max_d sum_c "
              "(ratio_elements_c B_{s,d} + constant_elements_c) bytes_per_element / bw_c] over one option per "
              "stage and ratios B_s >= 0 with sum_d B_{s,d} = 1")
+#: the objective's unit, printed after its value by ``optsched solve`` (seconds of one iteration (FLOP/s and
+#: bytes/s rates))
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"program": [option index per stage], "ratios": [[B_{s,d} for each device d] for each '
                    'segment s]}')
 COLLECTIVES = ("all_gather", "all_reduce", "reduce_scatter", "all_to_all")

@@ -32,6 +32,8 @@ from optsched.core.registry import CheckReport
 __all__ = ["OnlineJob", "OnlineInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "WORK_RTOL", "slowdown"]
 
 OBJECTIVE = "minimize average JCT (1/n) sum_j (C_j - a_j), rates slowed by co-located jobs and spread"
+#: the objective's unit, printed after its value by ``optsched solve`` (mean job completion time in seconds)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"jobs": [{"id": j, "start": s, "end": e, "servers": [[server, gpus], ...]}]}'
                    "  (every job once, non-preemptive)")
 #: the simulator accumulates remaining work over at most a few thousand rate changes of a job

@@ -35,6 +35,9 @@ __all__ = ["PlacementJob", "Resident", "PlacementInstance", "check", "OBJECTIVE"
 
 OBJECTIVE = ("minimize sum_j w_j (1 + sum_{k co-located} beta[t_j][t_k] + gamma (servers_j - 1)) "
              "+ resident slowdowns + reject_cost * rejected")
+#: the objective's unit, printed after its value by ``optsched solve`` (the weighted JCT proxy: weights are
+#: isolated remaining seconds)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = '{"jobs": [{"id": j, "servers": [[server, gpus], ...]}]}  (every job once; [] = rejected)'
 
 

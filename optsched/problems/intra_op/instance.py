@@ -48,6 +48,9 @@ MEMORY_RTOL = 1e-9
 
 OBJECTIVE = ("minimize sum_v cost[v][s_v] + sum_(u,v) edge_cost[(u,v)][s_u, s_v]  s.t. at every time t "
              "sum_{v live at t} usage[v][s_v] <= usage_limit; costs >= 1e15 are forbidden")
+#: the objective's unit, printed after its value by ``optsched solve`` (the instance's own cost unit (the
+#: contest's costs have none))
+OBJECTIVE_UNIT = "cost units"
 SOLUTION_SCHEMA = '{"strategy": [strategy index per node, ...]} (or the contest\'s bare list)'
 
 _ARRAYS = {  # field -> (dtype, rule)

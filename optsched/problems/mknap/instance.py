@@ -19,6 +19,8 @@ from optsched.core.registry import CheckReport
 __all__ = ["MknapInstance", "check", "SOLUTION_SCHEMA", "OBJECTIVE"]
 
 OBJECTIVE = "maximize sum_j profits[j] x[j]  s.t.  sum_j weights[k][j] x[j] <= capacities[k] for all k, x binary"
+#: the objective's unit, printed after its value by ``optsched solve`` (profit has no unit)
+OBJECTIVE_UNIT = "(unitless)"
 SOLUTION_SCHEMA = '{"selected": [item index, ...]}  (0-based, distinct)'
 
 

@@ -29,6 +29,9 @@ __all__ = ["OnlineKnapsackInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "C
 
 OBJECTIVE = ("maximize sum_t values[t] * demands[t] * x[t]  s.t.  sum_t demands[t] * x[t] <= 1, "
              "x binary (welfare of the served requests)")
+#: the objective's unit, printed after its value by ``optsched solve`` (welfare: values times demands, no
+#: unit)
+OBJECTIVE_UNIT = "(unitless)"
 SOLUTION_SCHEMA = '{"accepted": [request index, ...]}  (0-based, distinct)'
 
 #: capacity of the single resource (normalized to 1: demands are fractions of it)

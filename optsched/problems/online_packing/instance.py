@@ -29,6 +29,9 @@ __all__ = ["OnlinePackingInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "CA
 
 OBJECTIVE = ("maximize sum_t values[t] * sum_i demands[t][i] * x[t]  s.t.  sum_t demands[t][i] * x[t] <= 1 "
              "for every resource i, x binary (welfare of the served requests)")
+#: the objective's unit, printed after its value by ``optsched solve`` (welfare: values times demands, no
+#: unit)
+OBJECTIVE_UNIT = "(unitless)"
 SOLUTION_SCHEMA = '{"accepted": [request index, ...]}  (0-based, distinct)'
 
 #: absolute slack on each capacity row: float summation order only (sums of <= 1e5 numbers in [0, 1])

@@ -29,6 +29,9 @@ __all__ = ["PipelineAdaptiveInstance", "check", "replay", "ReplayPolicy", "OBJEC
 
 OBJECTIVE = ("minimize sum_i (switch_cost [g_i != g_(i-1)] + T(g_i, bandwidth of the period when iteration i "
              "starts)), T the simulated kFkB makespan; only memory-fitting group sizes")
+#: the objective's unit, printed after its value by ``optsched solve`` (seconds over the iterations, switch
+#: costs included)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = '{"group_sizes": [g per iteration, ...]}'
 
 

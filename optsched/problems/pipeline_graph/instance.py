@@ -41,6 +41,9 @@ OBJECTIVE = ("minimize over chains of down-sets {} < D_1 < ... < D_K = V and rep
              "bottleneck = max_k max(W_k / r_k + 2 (r_k - 1) / r_k P_k / bw, cut(D_{k-1}) / bw); "
              "pipedream = max_k (W_k + 4 (r_k - 1) P_k / (bw r_k)) / r_k [+ PipeDream's transfer terms "
              "2 a(D) / (bw r_k c) when activation_compression_ratio c is set]")
+#: the objective's unit, printed after its value by ``optsched solve`` (seconds per microbatch in the steady
+#: state)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"stages": [[layer indices of stage 1], ...] (a partition of the layers, every edge to the '
                    'same or a later stage), "replicas": [r_1, ..., r_K] (positive, sum <= workers)}')
 ARRAYS = ("forward_s", "backward_s", "parameter_bytes", "activation_bytes")

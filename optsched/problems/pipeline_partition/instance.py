@@ -8,3 +8,7 @@ from optsched.pipeline.partition.instance import (ARRAYS, OBJECTIVE, SOLUTION_SC
                                                   check, objective_value)
 
 __all__ = ["PipelinePartitionInstance", "check", "objective_value", "OBJECTIVE", "SOLUTION_SCHEMA", "ARRAYS"]
+
+#: the objective's unit, printed after its value by ``optsched solve`` (seconds per microbatch for
+#: bottleneck, seconds of the iteration for sync-estimate and sync)
+OBJECTIVE_UNIT = "s"

@@ -25,6 +25,8 @@ __all__ = ["PipelineScheduleInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA"]
 OBJECTIVE = ("minimize the makespan of one synchronous iteration (every backward and every "
              "all-reduce done), as simulated for the per-stage order, s.t. in-flight microbatches "
              "of stage k <= inflight_cap[k]")
+#: the objective's unit, printed after its value by ``optsched solve`` (the iteration's makespan in seconds)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = '{"order": [[["F" or "B", microbatch], ...] per stage]}  (each stage: its 2M tasks once)'
 
 

@@ -33,6 +33,8 @@ __all__ = ["Machine", "Job", "PsLocalityInstance", "check", "OBJECTIVE", "SOLUTI
 
 PROBLEM = "ps-locality"
 OBJECTIVE = "minimize sum_i (C_i - a_i + 1), C_i the first slot by which cumulative progress reaches V_i"
+#: the objective's unit, printed after its value by ``optsched solve`` (total completion time in slots)
+OBJECTIVE_UNIT = "slots"
 SOLUTION_SCHEMA = ('{"allocations": [[job, machine, slot, x, p, y, q], ...]}  x, p co-located and y, q '
                    'spread workers / parameter servers (non-negative integers, nonzero rows only)')
 

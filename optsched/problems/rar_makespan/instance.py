@@ -31,6 +31,8 @@ __all__ = ["RarJob", "RarMakespanInstance", "check", "simulate", "Schedule", "OB
 
 OBJECTIVE = ("minimize the makespan (slots) of the slot-by-slot simulation of the placement plan, "
              "iteration times recomputed each slot from the running jobs (contention)")
+#: the objective's unit, printed after its value by ``optsched solve`` (the makespan in slots)
+OBJECTIVE_UNIT = "slots"
 SOLUTION_SCHEMA = ('{"order": [job, ...] (a permutation), "gpus": [[[server, gpu], ...] per job] '
                    '(distinct GPUs, jobs[j].gpus of them)}')
 

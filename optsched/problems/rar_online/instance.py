@@ -46,6 +46,9 @@ __all__ = ["Utility", "OnlineJob", "RarOnlineInstance", "check", "evaluate", "OB
 
 OBJECTIVE = ("maximize sum_j U_j(C_j - a_j) over jobs completed within T (energy: minus energy_price per "
              "GPU-slot; fairness: sum_j log(u0 + U_j))")
+#: the objective's unit, printed after its value by ``optsched solve`` (utility (energy: minus the price of
+#: the GPU-slots; fairness: a sum of logs))
+OBJECTIVE_UNIT = "(unitless)"
 SOLUTION_SCHEMA = '{"allocations": [[job, slot, [[server, workers], ...]], ...]}'
 
 

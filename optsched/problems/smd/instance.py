@@ -30,6 +30,9 @@ __all__ = ["SmdJob", "SmdInstance", "check", "require_feasible", "OBJECTIVE", "S
 
 OBJECTIVE = ("minimize sum_{run} omega_i ceil(E_i D_i / (w_i mb_i)) tau_i(w_i, s_i) + sum_{deferred} omega_i defer_i"
              "  s.t.  sum_i dw[i,r] w_i + dp[i,r] s_i <= cap[r] for all r")
+#: the objective's unit, printed after its value by ``optsched solve`` (weighted seconds (job weight times
+#: JCT))
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"workers": [w_i, ...], "parameter_servers": [s_i, ...]}  (one entry per job; '
                    'w_i = s_i = 0: deferred)')
 

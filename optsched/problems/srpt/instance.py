@@ -47,6 +47,8 @@ __all__ = ["SrptJob", "SrptInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA", "
            "TIME_ULPS"]
 
 OBJECTIVE = "minimize total flow time sum_j (C_j - a_j), C_j = end of job j's last run segment"
+#: the objective's unit, printed after its value by ``optsched solve`` (total flow time in seconds)
+OBJECTIVE_UNIT = "s"
 SOLUTION_SCHEMA = ('{"jobs": [{"id": j, "segments": [{"start": s, "end": e, "servers": [server per graph node]}]}]}'
                    "  (every job once, segments in time order)")
 

@@ -19,6 +19,8 @@ from optsched.core.registry import CheckReport
 __all__ = ["StageCoresInstance", "check", "OBJECTIVE", "SOLUTION_SCHEMA"]
 
 OBJECTIVE = "maximize min_i rate_per_core[i] * c_i  s.t.  sum_i c_i <= cores, c_i >= min_cores integer"
+#: the objective's unit, printed after its value by ``optsched solve`` (the slowest stage's throughput)
+OBJECTIVE_UNIT = "items/s"
 SOLUTION_SCHEMA = '{"cores": [cores of stage i, ...]}'
 
 
