@@ -79,24 +79,21 @@ def example(problem: str) -> dict:
 
 def savefig(fig, path: str | Path, *, style: dict | None = None) -> Path:
     """Save ``fig`` as PNG, SVG or PDF in the current style; vector files carry no date or tool
-    version, so the same figure gives the same bytes. Written to a temporary file then renamed, so
-    a failed save leaves no partial file."""
-    import os
+    version, so the same figure gives the same bytes. Written atomically
+    (:mod:`optsched.core.atomic`): a failed save leaves no partial file (``OutputError``), and a
+    path that is a device, a folder or a FIFO is refused (``InvalidOptionError``) before drawing."""
+    from .core.atomic import atomic_path, check_target
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise InvalidOptionError("plot", "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+    check_target(path, "plot", "path")
     metadata = {".svg": {"Date": None, "Creator": None},
                 ".pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
                 ".png": {"Software": None}}[suffix]
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with style_context(style):
-            fig.savefig(tmp, format=suffix[1:], metadata=metadata)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_path(path) as tmp, style_context(style):
+        fig.savefig(tmp, format=suffix[1:], metadata=metadata)
     return path
 
 
@@ -115,8 +112,12 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         raise InvalidInstanceError(problem, "result", f"is a result of {result.problem!r}")
     if result.solution is None:
         raise InvalidInstanceError(problem, "result", f"has no solution to draw (status {result.status})")
-    if path is not None and Path(path).suffix.lower() not in FORMATS:
-        raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+    if path is not None:
+        from .core.atomic import check_target
+
+        if Path(path).suffix.lower() not in FORMATS:
+            raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+        check_target(path, problem, "path")  # a device, a folder or a FIFO: refused before drawing
     with style_context(style):
         fig = module.draw(instance, result)
     if not hasattr(fig, "optsched"):

@@ -109,11 +109,8 @@ def cmd_plot(args) -> int:
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance)
-    from ..core.atomic import atomic_path
-
     result = _load_result(args.result, prob.name)
-    with atomic_path(args.output) as tmp:  # the figure appears whole or not at all
-        fig = plot(inst, result, tmp)
+    fig = plot(inst, result, args.output)  # written atomically: the figure appears whole or not at all
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
     import matplotlib.pyplot as plt
 
