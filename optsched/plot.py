@@ -102,7 +102,10 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
     it to ``path`` if given. ``style``: matplotlib rcParams over the paper style for this figure.
 
     Raises :class:`InvalidInstanceError` (CLI exit 2) for a problem without a picture, a result
-    of another problem, a result without a solution, or an unknown file type.
+    of another problem or of another instance (its ``instance_sha256``), a result without a
+    solution, a record that contradicts itself (``optsched check``'s rules,
+    :func:`optsched.core.referee.record_contradictions`), a solution the problem's checker does not
+    accept (a malformed one included: drawing assumes a valid solution), or an unknown file type.
     """
     problem = instance.problem
     module = plot_module(problem)
@@ -112,6 +115,15 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         raise InvalidInstanceError(problem, "result", f"is a result of {result.problem!r}")
     if result.solution is None:
         raise InvalidInstanceError(problem, "result", f"has no solution to draw (status {result.status})")
+    from .core.referee import judge_record
+
+    verdict = judge_record(result, instance, get_problem(problem))  # this instance's record (else exit 2)
+    if verdict.contradictions:
+        raise InvalidInstanceError(problem, "result", "the record contradicts itself: " + verdict.contradictions[0])
+    if not verdict.report.feasible:
+        shown = "; ".join(verdict.report.violations[:2]) or "rejected by the checker"
+        raise InvalidInstanceError(problem, "solution", f"is not a valid solution of this instance, nothing to "
+                                   f"draw ({len(verdict.report.violations)} violation(s): {shown})")
     if path is not None:
         from .core.atomic import check_target
 

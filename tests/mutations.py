@@ -93,6 +93,9 @@ class Mutation:
     old: str
     new: str
     what: str
+    #: tests run first in the fast stage, besides the usual ones (a shared mutant killed by one
+    #: shared folder's test names it here instead of waiting for the full stage)
+    fast: tuple = ()
 
 
 M = Mutation
@@ -110,8 +113,25 @@ SHARED_MUTATIONS = [
       "if better and abs(objective - bound) > objective_tolerance(bound):", "if False:",
       "an objective better than its own bound is accepted"),
     M("referee-gap", None, "error-path", "optsched/core/referee.py",
-      "elif not (gap == expected or abs(gap - expected) <= GAP_TOLERANCE * max(1.0, expected)):", "elif False:",
+      "elif not (gap == expected or _gap_close(gap, expected)):", "elif False:",
       "a gap that is not |objective - bound| / |objective| is accepted"),
+    M("referee-infinite-gap", None, "error-path", "optsched/core/referee.py",
+      "return math.isfinite(expected) and abs(gap - expected)", "return abs(gap - expected)",
+      "an infinite relative gap matched by any gap (0 x inf slack)"),
+    M("referee-infinite-bound", None, "error-path", "optsched/core/referee.py",
+      "if bound is not None and not math.isfinite(bound):", "if False:",
+      "an optimal record with bound -inf and gap 0 accepted"),
+    M("referee-other-instance", None, "error-path", "optsched/core/referee.py",
+      "    if claimed != actual:\n", "    if False:\n",
+      "check and plot accept another instance's record (its instance_sha256)"),
+    M("api-check-solution-only", None, "error-path", "optsched/api.py",
+      "    if not isinstance(solution_or_result, Result):\n        return problem.check(instance, solution_or_result)",
+      "    if True:\n        return problem.check(instance, getattr(solution_or_result, 'solution', solution_or_result))",
+      "optsched.check judges a record's solution only, never its claims"),
+    M("plot-unchecked-solution", None, "error-path", "optsched/plot.py",
+      "    if not verdict.report.feasible:\n", "    if False:\n",
+      "plot draws a malformed solution (a TypeError deep in the drawing code)",
+      fast=("tests/plot/test_plot_records.py",)),
     M("params-nan", None, "error-path", "optsched/core/params.py",
       "        if not math.isfinite(value):\n            raise", "        if False:\n            raise",
       "NaN and infinities accepted for float generator options"),
@@ -306,7 +326,7 @@ def run(selected: list[Mutation], timeout: float = 900.0) -> list[dict]:
             start = time.time()
             try:
                 stage = "fast"
-                rc, detail = _pytest(work, fast_tests(m.problem), timeout)
+                rc, detail = _pytest(work, list(m.fast) + fast_tests(m.problem), timeout)
                 if rc == 0 or rc == 5:
                     stage = "full"
                     rc, detail = _pytest(work, full_tests(m.problem), timeout)
