@@ -163,6 +163,10 @@ SHARED_MUTATIONS = [
     M("source-digest-top-level", None, "error-path", "optsched/repro/keys.py",
       'root.rglob("*.py")', 'root.glob("*.py")',
       "the repro source digest covering top-level files only", fast=("tests/repro/test_integrity.py",)),
+    M("output-node-replaced", None, "error-path", "optsched/core/atomic.py",
+      "    if stat.S_ISREG(mode):\n        return None\n", "    return None\n",
+      "an output path that is a device, a folder or a FIFO is written over (as root: /dev/full replaced)",
+      fast=("tests/test_output_failures.py::test_the_atomic_writer_refuses_a_node_itself",)),
     # -- status, bounds, guarantees (docs/status.md) -----------------------------------------------
     M("guard-time-limit", None, "status", "optsched/core/solving.py",
       'elif "time_limit" in limited:', "elif False:",
