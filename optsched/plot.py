@@ -33,8 +33,8 @@ from .core.registry import get_problem, problems as _problems
 from .core.result import Result
 from .experiments.figures import save_figure  # noqa: F401  (re-exported: a repro figure as PNG + vector)
 from .plotting.crosscut import plot_anytime, plot_competitive, plot_ratios
-from .plotting.style import (FORMATS, METHOD_COLORS, color_for, log_scale_if_wide, method_color, set_style,
-                             style_context)
+from .plotting.style import (FORMATS, METHOD_COLORS, color_for, integer_ticks, log_scale_if_wide, method_color,
+                             set_style, style_context)
 
 __all__ = ["plot", "plot_module", "pictures", "example", "color_for", "method_color", "METHOD_COLORS",
            "log_scale_if_wide", "save_figure", "savefig", "FORMATS", "set_style", "plot_ratios", "plot_anytime",
@@ -132,6 +132,7 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         check_target(path, problem, "path")  # a device, a folder or a FIFO: refused before drawing
     with style_context(style):
         fig = module.draw(instance, result)
+    integer_ticks(fig)  # counts and indices get whole-number ticks (no "2.5 nodes")
     if not hasattr(fig, "optsched"):
         fig.optsched = {}
     if path is not None:
