@@ -64,7 +64,16 @@ def _exact_reference(sub) -> bool:
 
 def plot_ratios(frame, *, ratio: str = "ratio", path=None, style: dict | None = None):
     """Bars of the mean ratio to the reference per method (95 % CI), instances as dots; one
-    panel per problem. ``frame`` is :func:`optsched.compare`'s (columns problem, method, ratio)."""
+    panel per problem. ``frame`` is :func:`optsched.compare`'s (columns problem, method, ratio;
+    ``reference_kind`` when present).
+
+    A method without a finite ratio on any instance (``not_applicable`` everywhere, or no
+    solution) has no bar: a note under the panel names it, and ``fig.optsched["skipped"]`` lists
+    it as ``problem/method``. When every row of a method was measured against a proven optimum
+    (``reference_kind == "optimum"``), its ratios are >= 1 by definition and the lower end of its
+    band is drawn at ``max(1.0, mean - half-width)``: the Student-t interval of a few ratios at or
+    near 1 reaches below a value no ratio can take. Against a bound or a given value the band is
+    drawn as computed. The legend sits right of the axes, never over the bars."""
     problems = list(dict.fromkeys(frame["problem"]))
     with style_context(style):
         fig, axes = new_figure(1, len(problems), height=2.6,
