@@ -76,7 +76,7 @@ def not_a_file(path: str | Path) -> str | None:
 
 
 def check_target(path: str | Path, subject: str = "output", option: str = "path") -> None:
-    """Raise :class:`InvalidOptionError` (``subject``, ``option``: e.g. ``("mknap", "-o")``) if
+    """Raise :class:`InvalidOptionError` (``subject``, ``option``: e.g. the problem and ``"-o"``) if
     ``path`` exists and is not a regular file (:func:`not_a_file`)."""
     reason = not_a_file(path)
     if reason is not None:
