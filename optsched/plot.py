@@ -115,6 +115,12 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         raise InvalidInstanceError(problem, "result", f"is a result of {result.problem!r}")
     if result.solution is None:
         raise InvalidInstanceError(problem, "result", f"has no solution to draw (status {result.status})")
+    if path is not None:
+        from .core.atomic import check_target
+
+        if Path(path).suffix.lower() not in FORMATS:
+            raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+        check_target(path, problem, "path")  # a device, a folder or a FIFO: refused before drawing
     from .core.referee import judge_record
 
     verdict = judge_record(result, instance, get_problem(problem))  # this instance's record (else exit 2)
@@ -124,12 +130,6 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         shown = "; ".join(verdict.report.violations[:2]) or "rejected by the checker"
         raise InvalidInstanceError(problem, "solution", f"is not a valid solution of this instance, nothing to "
                                    f"draw ({len(verdict.report.violations)} violation(s): {shown})")
-    if path is not None:
-        from .core.atomic import check_target
-
-        if Path(path).suffix.lower() not in FORMATS:
-            raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
-        check_target(path, problem, "path")  # a device, a folder or a FIFO: refused before drawing
     with style_context(style):
         fig = module.draw(instance, result)
     integer_ticks(fig)  # counts and indices get whole-number ticks (no "2.5 nodes")
