@@ -58,6 +58,14 @@ day, load 2-6), 10 of the 19 importer mutants survive both stages: the topology,
 units, both reversed operator-graph edges, string-ranked edge-list ids, the cache capacity, the
 inclusive IOPDDL end, a Gbit/GB slip and the ignored multi-GPU throughput rows.
 
+The 14 mutations of records, outputs and pictures (the referee's infinite gap and bound, another
+instance's record, ``optsched.check`` judging a record, ``plot`` of a malformed solution, a zero
+denominator's ratio, the sidecar hash's dtype and shape, a NaN time in the results database, the
+source digest's nested packages, both ``certify`` re-evaluations, an output over a device, the
+ratio band's floor and a method with no ratio), run on their own (2026-12-02, load 3 to 9 on 2
+shared cores) with the existing ``referee-gap`` (its snippet changed): 15 killed, all in the fast
+stage (a shared mutant's own tests are named in its ``fast`` field).
+
 The heuristic-step mutations (category ``step``) double as the demonstration that each
 documented step of a method changes a recorded quality value: disabling the step must make a
 quality test (or another test) fail.
