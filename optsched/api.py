@@ -75,6 +75,31 @@ def load_result(path: str | Path) -> Result:
 
 
 def check(instance: Any, solution_or_result: Any) -> CheckReport:
-    """Check a solution (or a result record's solution) against ``instance``."""
-    solution = solution_or_result.solution if isinstance(solution_or_result, Result) else solution_or_result
-    return get_problem(instance.problem).check(instance, solution)
+    """Check a solution, or judge a result record, against ``instance``.
+
+    A solution: the problem's checker's report. A :class:`Result`: judged like ``optsched check``
+    judges a record (:func:`optsched.core.referee.judge_record`): a record of another problem or
+    of another instance (its ``instance_sha256``) raises :class:`InvalidInstanceError` naming the
+    field; otherwise the report is feasible only when the solution is feasible, the record's
+    objective is the checker's and its claims (status, bound, gap) agree with each other. Each
+    failed claim is a violation (``"the record contradicts itself: ..."``,
+    ``"the record's objective ... is not the checker's ..."``); ``details`` holds
+    ``record_contradictions``, ``reported_objective``, ``objective_agrees`` and
+    ``solution_feasible``.
+    """
+    problem = get_problem(instance.problem)
+    if not isinstance(solution_or_result, Result):
+        return problem.check(instance, solution_or_result)
+    from .core.referee import judge_record
+
+    verdict = judge_record(solution_or_result, instance, problem)
+    report = verdict.report
+    violations = [f"the record contradicts itself: {c}" for c in verdict.contradictions]
+    if not verdict.agrees:
+        violations.append(f"the record's objective {verdict.reported!r} is not the checker's {report.objective!r}")
+    if report is not None:
+        violations += report.violations
+    details = dict(report.details) if report is not None else {}
+    details.update(record_contradictions=list(verdict.contradictions), reported_objective=verdict.reported,
+                   objective_agrees=verdict.agrees, solution_feasible=None if report is None else report.feasible)
+    return CheckReport(verdict.holds, report.objective if report is not None else None, violations, details)

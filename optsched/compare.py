@@ -25,7 +25,6 @@ The command line's ``optsched compare PROBLEM FILES... --methods ... -o out.csv`
 from __future__ import annotations
 
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -323,15 +322,14 @@ def _write_table(frame, path: str, problem: str) -> None:
         except ImportError:
             raise InvalidOptionError(problem, "-o", "Parquet needs pyarrow (pip install pyarrow); use .csv",
                                        path) from None
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    try:
+    from .core.atomic import atomic_path, check_target
+
+    check_target(target, problem, "-o")
+    with atomic_path(target) as tmp:  # the table appears whole or not at all; a full disk: OutputError (exit 1)
         if suffix == ".csv":
             frame.to_csv(tmp, index=False)
         else:
             frame.to_parquet(tmp, index=False)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def cmd_compare(args) -> int:
@@ -344,6 +342,9 @@ def cmd_compare(args) -> int:
         raise InvalidOptionError(problem.name, "-o", "must end in .csv or .parquet", args.output)
     if not out.parent.is_dir():
         raise InvalidOptionError(problem.name, "-o", "the folder does not exist", str(out.parent))
+    from .core.atomic import check_target
+
+    check_target(out, problem.name, "-o")  # a device, a folder or a FIFO: refused before any run
     if out.suffix.lower() == ".parquet":
         try:
             import pyarrow  # noqa: F401

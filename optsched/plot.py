@@ -33,8 +33,8 @@ from .core.registry import get_problem, problems as _problems
 from .core.result import Result
 from .experiments.figures import save_figure  # noqa: F401  (re-exported: a repro figure as PNG + vector)
 from .plotting.crosscut import plot_anytime, plot_competitive, plot_ratios
-from .plotting.style import (FORMATS, METHOD_COLORS, color_for, log_scale_if_wide, method_color, set_style,
-                             style_context)
+from .plotting.style import (FORMATS, METHOD_COLORS, color_for, integer_ticks, log_scale_if_wide, method_color,
+                             set_style, style_context)
 
 __all__ = ["plot", "plot_module", "pictures", "example", "color_for", "method_color", "METHOD_COLORS",
            "log_scale_if_wide", "save_figure", "savefig", "FORMATS", "set_style", "plot_ratios", "plot_anytime",
@@ -79,24 +79,21 @@ def example(problem: str) -> dict:
 
 def savefig(fig, path: str | Path, *, style: dict | None = None) -> Path:
     """Save ``fig`` as PNG, SVG or PDF in the current style; vector files carry no date or tool
-    version, so the same figure gives the same bytes. Written to a temporary file then renamed, so
-    a failed save leaves no partial file."""
-    import os
+    version, so the same figure gives the same bytes. Written atomically
+    (:mod:`optsched.core.atomic`): a failed save leaves no partial file (``OutputError``), and a
+    path that is a device, a folder or a FIFO is refused (``InvalidOptionError``) before drawing."""
+    from .core.atomic import atomic_path, check_target
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise InvalidOptionError("plot", "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+    check_target(path, "plot", "path")
     metadata = {".svg": {"Date": None, "Creator": None},
                 ".pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
                 ".png": {"Software": None}}[suffix]
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with style_context(style):
-            fig.savefig(tmp, format=suffix[1:], metadata=metadata)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_path(path) as tmp, style_context(style):
+        fig.savefig(tmp, format=suffix[1:], metadata=metadata)
     return path
 
 
@@ -105,7 +102,10 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
     it to ``path`` if given. ``style``: matplotlib rcParams over the paper style for this figure.
 
     Raises :class:`InvalidInstanceError` (CLI exit 2) for a problem without a picture, a result
-    of another problem, a result without a solution, or an unknown file type.
+    of another problem or of another instance (its ``instance_sha256``), a result without a
+    solution, a record that contradicts itself (``optsched check``'s rules,
+    :func:`optsched.core.referee.record_contradictions`), a solution the problem's checker does not
+    accept (a malformed one included: drawing assumes a valid solution), or an unknown file type.
     """
     problem = instance.problem
     module = plot_module(problem)
@@ -115,10 +115,24 @@ def plot(instance: Any, result: Result, path: str | Path | None = None, *, style
         raise InvalidInstanceError(problem, "result", f"is a result of {result.problem!r}")
     if result.solution is None:
         raise InvalidInstanceError(problem, "result", f"has no solution to draw (status {result.status})")
-    if path is not None and Path(path).suffix.lower() not in FORMATS:
-        raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+    if path is not None:
+        from .core.atomic import check_target
+
+        if Path(path).suffix.lower() not in FORMATS:
+            raise InvalidOptionError(problem, "-o", f"must end in one of {', '.join(FORMATS)}", str(path))
+        check_target(path, problem, "path")  # a device, a folder or a FIFO: refused before drawing
+    from .core.referee import judge_record
+
+    verdict = judge_record(result, instance, get_problem(problem))  # this instance's record (else exit 2)
+    if verdict.contradictions:
+        raise InvalidInstanceError(problem, "result", "the record contradicts itself: " + verdict.contradictions[0])
+    if not verdict.report.feasible:
+        shown = "; ".join(verdict.report.violations[:2]) or "rejected by the checker"
+        raise InvalidInstanceError(problem, "solution", f"is not a valid solution of this instance, nothing to "
+                                   f"draw ({len(verdict.report.violations)} violation(s): {shown})")
     with style_context(style):
         fig = module.draw(instance, result)
+    integer_ticks(fig)  # counts and indices get whole-number ticks (no "2.5 nodes")
     if not hasattr(fig, "optsched"):
         fig.optsched = {}
     if path is not None:

@@ -87,13 +87,17 @@ def _contradictions(prob, record):
         "gap inconsistent with objective and bound": (dict(record, status="feasible", bound=obj, gap=0.3),
                                                       "gap 0.3 is not"),
         "gap without a bound": (dict(record, status="feasible", bound=None, gap=0.0), "without both"),
+        # an "optimal" record whose bound is the trivial one: -inf below a minimum, +inf above a maximum
+        "optimal with an infinite bound": (dict(record, status="optimal", bound=-math.inf if prob.sense == "min"
+                                                else math.inf, gap=0.0), "is not finite"),
     }
 
 
 @pytest.mark.parametrize("name", PROBLEMS)
 @pytest.mark.parametrize("case", ["infeasible with a solution", "optimal with a positive gap",
                                   "objective better than its own bound",
-                                  "gap inconsistent with objective and bound", "gap without a bound"])
+                                  "gap inconsistent with objective and bound", "gap without a bound",
+                                  "optimal with an infinite bound"])
 def test_self_contradictory_records_exit_1(name, case, solved, capsys):
     inst, ipath, record, folder = solved[name]
     forged, message = _contradictions(optsched.get_problem(name), record)[case]
@@ -123,6 +127,73 @@ def test_optimal_within_the_solvers_absolute_gap_is_no_contradiction():
     assert r.gap > 1e-4 and record_contradictions(r, "min") == []
     far = Result(**{**r.__dict__, "bound": obj - 2e-6, "gap": relative_gap(obj, obj - 2e-6)})
     assert record_contradictions(far, "min")  # beyond the absolute gap: a contradiction
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+def test_a_record_of_another_instance_is_invalid_input(name, solved, capsys):
+    """A genuine record whose ``instance_sha256`` is another instance's: exit 2, one line naming
+    the field (the solution may well be feasible on this instance too: it was not computed for it)."""
+    inst, ipath, record, folder = solved[name]
+    other = "0" * 64 if record["instance_sha256"] != "0" * 64 else "1" * 64
+    code, out, err = run_check(capsys, name, ipath, dict(record, instance_sha256=other), folder)
+    lines = err.strip().splitlines()
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and "field 'instance_sha256'" in lines[0] and "another instance" in lines[0], err
+
+
+def test_a_record_of_a_real_other_instance_is_refused_by_check_and_plot(solved, tmp_path, capsys):
+    """The record of a different instance of the same problem (what a mixed-up file gives), on the
+    command line and in Python: ``check`` and ``plot`` both refuse it naming ``instance_sha256``."""
+    from optsched.plot import example, pictures
+
+    name = pictures()[0]
+    ex = example(name)
+    a = optsched.generate(name, seed=ex["seed"], preset=ex["preset"])
+    b = optsched.generate(name, seed=ex["seed"] + 1, preset=ex["preset"])
+    assert a.sha256() != b.sha256()
+    res_b = optsched.solve(b, ex["method"])
+    (tmp_path / "a.json").write_text(a.dumps())
+    res_b.save(tmp_path / "rb.json")
+    for argv in (["check", name, str(tmp_path / "a.json"), str(tmp_path / "rb.json")],
+                 ["plot", name, str(tmp_path / "a.json"), str(tmp_path / "rb.json"), "-o", str(tmp_path / "p.png")]):
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 2 and "field 'instance_sha256'" in err and len(err.strip().splitlines()) == 1, (argv, err)
+    assert not (tmp_path / "p.png").exists()
+    for call in (lambda: optsched.check(a, res_b), lambda: optsched.plot(a, res_b)):
+        with pytest.raises(InvalidInstanceError) as info:
+            call()
+        assert info.value.field == "instance_sha256"
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+def test_the_api_check_judges_a_records_claims_like_the_cli(name, solved):
+    """``optsched.check(instance, result)``: a genuine record holds; each self-contradictory one
+    (the CLI's exit 1) is not feasible, with the contradiction among its violations; a record whose
+    objective is not the checker's is not either."""
+    inst, _, record, _ = solved[name]
+    prob = optsched.get_problem(name)
+    genuine = optsched.check(inst, Result.from_json(record))
+    assert genuine.feasible and genuine.details["record_contradictions"] == [], genuine.violations
+    for case, (forged, message) in _contradictions(prob, record).items():
+        report = optsched.check(inst, Result.from_json(forged))
+        assert not report.feasible, case
+        assert any("contradicts itself" in v and message in v for v in report.violations), (case, report.violations)
+    obj = record["objective"]
+    shifted = obj + 1.0 + abs(obj)
+    lied = dict(record, status="feasible", objective=shifted, bound=None, gap=None)
+    report = optsched.check(inst, Result.from_json(lied))
+    assert not report.feasible and report.details["objective_agrees"] is False, report.violations
+
+
+def test_an_infinite_relative_gap_is_matched_only_by_an_infinite_gap():
+    """Objective 0 with a bound 1 away: the relative gap is infinite; a stored gap 0 (or any finite
+    one) does not match it (a slack proportional to the expected gap would accept every gap)."""
+    from optsched.core.referee import record_contradictions
+
+    r = Result(problem="p", method="m", fidelity="ours", status="feasible", objective=0.0, bound=1.0, gap=0.0)
+    assert any("gap 0.0 is not" in c for c in record_contradictions(r, "max"))
+    assert record_contradictions(Result(**{**r.__dict__, "gap": math.inf}), "max") == []
 
 
 def test_a_json_round_trip_of_an_infinite_gap_is_consistent():

@@ -173,3 +173,142 @@ def test_a_sidecar_that_cannot_be_written_takes_its_json_with_it(tmp_path, monke
     err = capsys.readouterr().err
     assert code == 1 and err.strip() == f"optsched: error: cannot write {tmp_path / 'g.json.npz'}: No space left on device"
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- an output path that is not a regular file ----------------------------------------------------
+#: every verb that writes a file, with its output path ``o``
+WRITERS = {
+    "generate": lambda f, o: ["generate", PROBLEM, "--preset", "tiny", "-o", str(o)],
+    "solve": lambda f, o: ["solve", PROBLEM, str(f / "i.json"), "--method", METHOD, "--quiet", "-o", str(o)],
+    "export-mps": lambda f, o: ["export", PROBLEM, str(f / "i.json"), "-o", str(o)],
+    "compare": lambda f, o: ["compare", PROBLEM, str(f / "i.json"), "--methods", METHOD, "--quiet", "-o", str(o)],
+    "plot": lambda f, o: ["plot", PICTURED, str(f / "pp.json"), str(f / "pp-r.json"), "-o", str(o)],
+}
+#: the suffix each verb's output must have (a FIFO or a folder is given that name)
+SUFFIX = {"export-mps": ".mps", "compare": ".csv", "plot": ".png"}
+
+
+@pytest.fixture
+def no_rename_over_nodes(monkeypatch):
+    """``os.replace`` that never replaces a device, a folder or a FIFO: code that would (as root a
+    rename over ``/dev/null`` succeeds) fails the test instead of breaking the machine."""
+    real = os.replace
+
+    def guarded(src, dst, *args, **kwargs):
+        if os.path.exists(dst) and not os.path.isfile(dst):
+            raise AssertionError(f"renamed a file over the non-regular {dst}")
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", guarded)
+
+
+def _node(kind: str, folder: Path, suffix: str) -> Path:
+    if kind in ("/dev/null", "/dev/full"):
+        if not Path(kind).exists():
+            pytest.skip(f"no {kind} here")
+        return Path(kind)
+    path = folder / f"node{suffix or '.json'}"
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs on this platform")
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "/dev/null", "/dev/full"])
+@pytest.mark.parametrize("verb", list(WRITERS))
+def test_an_output_that_is_a_device_folder_or_fifo_is_refused_before_writing(files, tmp_path, verb, kind, capsys,
+                                                                            no_rename_over_nodes):
+    """Refused with one line naming ``-o`` (exit 2) before anything is written: a device keeps its
+    node (still the same character device), a FIFO is never opened (a write would block), no
+    temporary file is left next to the target."""
+    import stat
+
+    from optsched.cli import main
+
+    if verb == "plot":
+        pytest.importorskip("matplotlib")
+    out = tmp_path / "out"
+    out.mkdir()
+    target = _node(kind, out, SUFFIX.get(verb, ".json"))
+    before = os.stat(target)
+    code = main(WRITERS[verb](files, target))
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 2, (code, captured.err[-800:])
+    assert len(lines) == 1 and "field '-o'" in lines[0], captured.err
+    if not (kind.startswith("/dev/") and verb in SUFFIX):  # else the suffix is refused first, just as well
+        assert "not a regular file" in lines[0], captured.err
+    after = os.stat(target)
+    assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_rdev == before.st_rdev
+    assert after.st_ino == before.st_ino
+    left = sorted(p.name for p in out.iterdir() if p != target)
+    assert left == [], left
+    if kind.startswith("/dev/"):
+        assert stat.S_ISCHR(os.stat(kind).st_mode)
+        assert not [p for p in Path("/dev").glob(f".{Path(kind).name}.*.tmp*")]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "/dev/null"])
+def test_the_atomic_writer_refuses_a_node_itself(tmp_path, kind, no_rename_over_nodes):
+    """Below the command line too (the API's ``inst.save``, ``optsched.plot(..., path)``, the repro
+    tables): a typed error naming the path, nothing written, the node as it was."""
+    import stat
+
+    from optsched.core.atomic import write_text
+    from optsched.core.errors import InvalidOptionError
+
+    target = _node(kind, tmp_path, ".json")
+    mode = stat.S_IFMT(os.stat(target).st_mode)
+    with pytest.raises(InvalidOptionError, match="not a regular file"):
+        write_text(target, "x\n")
+    with pytest.raises(InvalidOptionError, match="not a regular file"):
+        optsched.generate(PROBLEM, seed=0, preset="tiny").save(target)
+    assert stat.S_IFMT(os.stat(target).st_mode) == mode
+    assert sorted(p.name for p in tmp_path.iterdir() if p != target) == []
+
+
+def test_the_atomic_writer_checks_again_just_before_the_rename(tmp_path, no_rename_over_nodes):
+    """A FIFO that appears at the target while the file is written is not replaced either."""
+    from optsched.core.atomic import atomic_path
+    from optsched.core.errors import InvalidOptionError
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    target = tmp_path / "late.json"
+    with pytest.raises(InvalidOptionError, match="FIFO"):
+        with atomic_path(target) as tmp:
+            tmp.write_text("x\n")
+            os.mkfifo(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["late.json"]
+
+
+@pytest.mark.parametrize("where", ["write", "fsync"])
+def test_compare_on_a_full_disk_gives_one_line_and_no_file(files, tmp_path, monkeypatch, capsys, where):
+    """``compare -o`` when the disk fills up while the table is written (the CSV writer's own
+    write, or the ``fsync`` of the temporary file): exit 1, one line, nothing left."""
+    import errno
+
+    import pandas as pd
+
+    import optsched.core.atomic as atomic
+    from optsched.cli import main
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if where == "write":
+        monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    else:
+        monkeypatch.setattr(atomic.os, "fsync", full)
+    out = tmp_path / "out"
+    out.mkdir()
+    code = main(["compare", PROBLEM, str(files / "i.json"), "--methods", METHOD, "--quiet", "-o", str(out / "c.csv")])
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 1, (code, captured.err[-800:])
+    assert lines == [f"optsched: error: cannot write {out / 'c.csv'}: No space left on device"], captured.err
+    assert "wrote" not in captured.out
+    assert list(out.iterdir()) == []

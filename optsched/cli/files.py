@@ -9,16 +9,21 @@ from pathlib import Path
 from ..core.errors import InvalidInstanceError, InvalidOptionError
 
 
-def _check_output(path: str | None, problem: str) -> None:
-    """Refuse an output path whose folder does not exist (before any work is done)."""
+def _check_output(path: str | None, problem: str, option: str = "-o") -> None:
+    """Refuse an output path whose folder does not exist, or that exists and is not a regular file
+    (a folder, a device such as ``/dev/full``, a FIFO), before any work is done (exit 2)."""
+    from ..core.atomic import check_target
+
     if path in (None, "-"):
         return
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise InvalidOptionError(problem, "-o", f"folder {str(folder)!r} does not exist", str(path))
-    if target.is_dir():
-        raise InvalidOptionError(problem, "-o", "is a folder, not a file", str(path))
+        raise InvalidOptionError(problem, option, f"folder {str(folder)!r} does not exist", str(path))
+    check_target(target, problem, option)
+    from ..core.sidecar import sidecar_path
+
+    check_target(sidecar_path(target), problem, option)  # written (--sidecar) or removed next to it
 
 
 def _looks_like_result(data) -> bool:

@@ -174,6 +174,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where cells run: local processes or a dask cluster (default: local)")
     s.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --executor dask)")
+    s.add_argument("--connect-timeout", type=float, metavar="S",
+                   help="seconds to wait for the --scheduler to answer (default: 10)")
     s.add_argument("--jobs", type=_int_at_least("--jobs", None, MAX_THREADS), default=2, metavar="N",
                    help=f"parallel local workers, 1..{MAX_THREADS} (default: 2)")
     s.add_argument("--out", default="paper_repro/results", metavar="DIR",

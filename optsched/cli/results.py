@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 from ..core.errors import InvalidInstanceError, InvalidOptionError
 from .args import _parse_value
@@ -55,7 +54,7 @@ def cmd_solve(args) -> int:
 
 def cmd_check(args) -> int:
     import optsched
-    from ..core.referee import record_contradictions
+    from ..core.referee import judge_record
     from ..core.registry import CheckReport
     from ..core.result import Result
     from ..core.sidecar import read_json_data
@@ -67,22 +66,18 @@ def cmd_check(args) -> int:
         raise InvalidInstanceError(prob.name, "(file)", f"{args.result} is an instance (problem "
                                    f"{data.get('problem')!r}), not a result record or solution")
     if isinstance(data, dict) and "format_version" in data and "method" in data:
+        # of this problem and this instance (else exit 2, naming the field), then its claims
         result = Result.from_json(data)
-        if result.problem != prob.name:
-            raise InvalidInstanceError(prob.name, "problem", f"result is for {result.problem!r}", result.problem)
-        if result.instance_sha256 and result.instance_sha256 != inst.sha256():
-            print(f"note: the result was computed for another instance (sha256 {result.instance_sha256[:12]}...)",
-                  file=sys.stderr)
-        solution, reported = result.solution, result.objective
-        contradictions = record_contradictions(result, prob.sense)
-        if solution is None and not contradictions:
-            raise InvalidInstanceError(prob.name, "solution", "the result carries no solution to check")
+        verdict = judge_record(result, inst, prob)
+        report, reported, contradictions, agrees = (verdict.report, verdict.reported, verdict.contradictions,
+                                                    verdict.agrees)
+        solution = result.solution
     else:
         solution, reported, contradictions = data, None, []
-    report = prob.check(inst, solution) if solution is not None else None
+        report = prob.check(inst, solution)
+        agrees = True
     if report is None:  # a self-contradictory record without a solution: its claims are the answer
         report = CheckReport(True, None)
-    agrees = reported is None or report.objective is None or abs(report.objective - reported) <= 1e-6 * max(1, abs(reported))
     if args.json:
         print(json.dumps({"feasible": report.feasible, "objective": report.objective, "reported_objective": reported,
                           "objective_agrees": agrees, "violations": report.violations,
@@ -110,11 +105,8 @@ def cmd_plot(args) -> int:
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
     inst = _load_instance(prob, args.instance)
-    from ..core.atomic import atomic_path
-
     result = _load_result(args.result, prob.name)
-    with atomic_path(args.output) as tmp:  # the figure appears whole or not at all
-        fig = plot(inst, result, tmp)
+    fig = plot(inst, result, args.output)  # written atomically: the figure appears whole or not at all
     print(f"wrote {args.output}: {', '.join(f'{k} {v}' for k, v in fig.optsched.items())}")
     import matplotlib.pyplot as plt
 

@@ -8,7 +8,13 @@ a read-only folder, an I/O error, Ctrl-C or SIGTERM in the middle) removes the t
 leaves the target as it was: the earlier file, or none. An ``OSError`` becomes
 :class:`OutputError`, one line naming the file and the system's reason (CLI exit status 1).
 
-Used by ``generate``, ``solve -o``, ``import``, ``export``, ``plot``, the sidecars and ``repro``'s
+Only a regular file (or a path that does not exist yet) is an output: a device (``/dev/null``,
+``/dev/full``), a folder, a FIFO or a socket at the target is refused with
+:class:`~optsched.core.errors.InvalidOptionError` (CLI exit status 2) before anything is written,
+and checked again just before the rename, so that the rename never replaces such a node by a
+regular file (as root it could: ``rename`` over ``/dev/null`` succeeds).
+
+X
 artifacts and index (``docs/cli.md``, "Output files").
 """
 
@@ -17,12 +23,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import OptschedError
+from .errors import InvalidOptionError, OptschedError
 
-__all__ = ["OutputError", "atomic_path", "atomic_open", "write_text", "write_bytes", "temp_path"]
+__all__ = ["OutputError", "atomic_path", "atomic_open", "write_text", "write_bytes", "write_with", "temp_path",
+           "not_a_file", "check_target"]
 
 
 class OutputError(OptschedError):
@@ -40,6 +48,39 @@ def temp_path(path: str | Path) -> Path:
     """A fresh temporary name next to ``path`` with the same suffix."""
     path = Path(path)
     return path.with_name(f".{path.stem}.{secrets.token_hex(4)}.tmp{path.suffix}")
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """Why ``path`` cannot be an output file (``"is a character device, not a regular file"``), or
+    None: a regular file (a symbolic link to one included) or a path that does not exist yet.
+
+    >>> not_a_file("/dev/null")
+    'is a character device, not a regular file'
+    >>> not_a_file("/"), not_a_file("/nonexistent/x.json")
+    ('is a folder, not a regular file', None)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:  # e.g. a symbolic link loop, no permission: the write itself reports it
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+    return f"is {kind}, not a regular file"
+
+
+def check_target(path: str | Path, subject: str = "output", option: str = "path") -> None:
+    """Raise :class:`InvalidOptionError` (``subject``, ``option``: e.g. the problem and ``"-o"``) if
+    ``path`` exists and is not a regular file (:func:`not_a_file`)."""
+    reason = not_a_file(path)
+    if reason is not None:
+        raise InvalidOptionError(subject, option, reason, str(path))
 
 
 def _reason(exc: OSError) -> str:
@@ -64,8 +105,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; when the block ends normally the file written
     there is ``fsync``-ed and renamed to ``path``. On any exception (or if the block wrote
     nothing) the temporary file is removed and ``path`` is untouched; an ``OSError`` is raised
-    as :class:`OutputError`. For writers that take a file name (matplotlib, HiGHS)."""
+    as :class:`OutputError`. For writers that take a file name (matplotlib, HiGHS).
+
+    A target that exists and is not a regular file is refused before anything is written, and
+    again just before the rename (:func:`check_target`)."""
     path = Path(path)
+    check_target(path)
     tmp = temp_path(path)
     try:
         yield tmp
@@ -76,6 +121,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
             os.fsync(fd)
         finally:
             os.close(fd)
+        check_target(path)  # a node that appeared meanwhile is never replaced
         os.replace(tmp, path)
     except OSError as exc:
         _discard(tmp)

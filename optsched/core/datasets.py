@@ -171,12 +171,45 @@ def _unreachable(url: str, exc: BaseException) -> str:
     return f"cannot reach {host} ({reason}) to download {url}; {_OFFLINE_HINT}"
 
 
+#: the URL schemes a mirror (``--from``) may use: what the downloader speaks
+MIRROR_SCHEMES = ("https", "http", "ftp", "sftp")
+
+
+def check_mirror(mirror: str | None) -> None:
+    """Raise :class:`~optsched.core.errors.InvalidOptionError` (``data``, ``--from``) unless
+    ``mirror`` is None or a URL of a scheme in :data:`MIRROR_SCHEMES` with a host.
+
+    >>> check_mirror("https://example.org/optsched-data")
+    >>> check_mirror("::bogus::")
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidOptionError: data: field '--from': must be a URL of a mirror laid out like the data directory (https://, http://, ftp:// or sftp://HOST/...) (got '::bogus::')
+    """
+    from urllib.parse import urlsplit
+
+    from .errors import InvalidOptionError
+
+    if mirror is None:
+        return
+    rule = ("must be a URL of a mirror laid out like the data directory "
+            f"({', '.join(s + '://' for s in MIRROR_SCHEMES[:-1])} or {MIRROR_SCHEMES[-1]}://HOST/...)")
+    if not isinstance(mirror, str):
+        raise InvalidOptionError("data", "--from", rule, mirror)
+    try:
+        parts = urlsplit(mirror.strip())
+    except ValueError:  # e.g. an unbalanced [ in the host
+        raise InvalidOptionError("data", "--from", rule, mirror) from None
+    if parts.scheme.lower() not in MIRROR_SCHEMES or not parts.netloc:
+        raise InvalidOptionError("data", "--from", rule, mirror)
+
+
 def fetch(names: Iterable[str] | None = None, root: str | Path | None = None, mirror: str | None = None,
           log: Callable[[str], None] | None = print) -> list[Path]:
     """Download the data sets ``names`` (default: all) into ``root`` (default: the data directory,
     created if needed), checking every file's SHA-256; files already there with the right bytes
     are kept. Returns the paths of the files. Raises :class:`DataFetchError` on the first file
     that cannot be had (files fetched before it stay: each of them is verified)."""
+    check_mirror(mirror)  # before anything is created or downloaded
     root = Path(root) if root is not None else data_target()
     sets = _select(names)
     paths = []

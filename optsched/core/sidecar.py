@@ -88,6 +88,8 @@ class SidecarError(InvalidInstanceError):
 def sidecar_path(json_path: str | Path) -> Path:
     """The sidecar of a JSON file: the same name with ``.npz`` added (``chain.json.npz``)."""
     p = Path(json_path)
+    if not p.name:  # ".", "..", "/": a folder, never a JSON file; its reader says so
+        return Path(f"{p}.npz")
     return p.with_name(p.name + ".npz")
 
 

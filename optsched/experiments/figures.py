@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from optsched.core.atomic import atomic_path
 from optsched.core.errors import InvalidOptionError
 
 __all__ = ["save_figure"]
@@ -23,8 +24,8 @@ def save_figure(out, name: str, fig, *, caption: str, vector: tuple[str, ...] = 
             raise InvalidOptionError("repro", "figure", "vector formats are .svg and .pdf", suffix)
         path = base.with_suffix(suffix)
         metadata = {"Date": None} if suffix == ".svg" else {"CreationDate": None, "ModDate": None}
-        with matplotlib.rc_context({"svg.hashsalt": "optsched", "svg.fonttype": "none"}):
-            fig.savefig(path, metadata={**metadata, "Creator": None} if suffix == ".svg" else
+        with atomic_path(path) as tmp, matplotlib.rc_context({"svg.hashsalt": "optsched", "svg.fonttype": "none"}):
+            fig.savefig(tmp, metadata={**metadata, "Creator": None} if suffix == ".svg" else
                         {**metadata, "Creator": None, "Producer": None})
         names.append(path.name)
     out.figure(name, fig, caption=caption)

@@ -5,7 +5,10 @@
   (``time (s)``, ``memory (GB)``, ``stage (index)``, ``requests (count)``); a colour bar labels
   its axis the same way;
 * a panel that shows more than one series (labelled artists, or data drawn in more than one
-  colour) has a legend (its own or the figure's) or a colour bar.
+  colour) has a legend (its own or the figure's) or a colour bar;
+* an axis of whole numbers (its label ends with ``(count)`` or ``(index)``) has no tick between
+  two whole numbers (``optsched.plot`` puts such ticks on integers:
+  :func:`optsched.plotting.style.integer_ticks`).
 """
 
 from __future__ import annotations
@@ -63,6 +66,13 @@ def figure_problems(fig) -> list[str]:
                     problems.append(f"{name}: no {which} label")
                 elif not UNIT.search(label):
                     problems.append(f"{name}: {which} label {label!r} has no unit in parentheses")
+            for which, axis, (lo, hi) in (("x", ax.xaxis, ax.get_xlim()), ("y", ax.yaxis, ax.get_ylim())):
+                if not axis.get_label().get_text().strip().endswith(("(count)", "(index)")):
+                    continue
+                lo, hi = min(lo, hi), max(lo, hi)
+                fractional = [t for t in axis.get_ticklocs() if lo <= t <= hi and not float(t).is_integer()]
+                if fractional:
+                    problems.append(f"{name}: {which} axis of whole numbers has fractional ticks {fractional[:3]}")
         labelled = [lab for lab in ax.get_legend_handles_labels()[1] if not lab.startswith("_")]
         series = max(len(set(labelled)), len(_colours(ax)))
         if series > 1 and ax.get_legend() is None and not has_figure_legend and not colorbars:

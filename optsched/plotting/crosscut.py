@@ -1,7 +1,12 @@
 """The plots a paper needs across problems, from a results frame (:func:`optsched.compare`).
 
 * :func:`plot_ratios`: ratio to the reference per method, mean with a 95 % Student-t confidence
-  interval over instances and the instances as dots, one panel per problem;
+  interval over instances and the instances as dots, one panel per problem. A method with no ratio
+  at all (``not_applicable`` or without a solution on every instance) gets no bar: the panel
+  names it in a note under the axis. Against an exact reference (``reference_kind`` ``optimum``
+  on every row of the method) a ratio is >= 1 by definition, so the band is drawn clipped at 1.0
+  (the t interval of a few ratios near 1 reaches below it; the mean and the instances are drawn
+  as they are);
 * :func:`plot_anytime`: ratio against time (one line per method, a point per time budget, the
   median over instances);
 * :func:`plot_competitive`: the empirical competitive ratio against a column such as ``U/L``,
@@ -37,27 +42,57 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float]:
     return float(vals.mean()), half
 
 
+#: legends sit outside the axes, right of the data, never over it
+OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.0, 1.0)}
+
+
 def _finish(fig, path, style):
     if path is not None:
-        with style_context(style):
-            fig.savefig(path)
+        from optsched.core.atomic import atomic_path
+
+        with atomic_path(path) as tmp, style_context(style):  # whole or not at all; a device is refused
+            fig.savefig(tmp)  # the temporary name keeps the suffix: the format is the path's
     return fig
+
+
+def _exact_reference(sub) -> bool:
+    """Whether every row of ``sub`` was measured against a proven optimum (ratio >= 1 then)."""
+    if "reference_kind" not in sub.columns or len(sub) == 0:
+        return False
+    return bool((sub["reference_kind"] == "optimum").all())
 
 
 def plot_ratios(frame, *, ratio: str = "ratio", path=None, style: dict | None = None):
     """Bars of the mean ratio to the reference per method (95 % CI), instances as dots; one
-    panel per problem. ``frame`` is :func:`optsched.compare`'s (columns problem, method, ratio)."""
+    panel per problem. ``frame`` is :func:`optsched.compare`'s (columns problem, method, ratio;
+    ``reference_kind`` when present).
+
+    A method without a finite ratio on any instance (``not_applicable`` everywhere, or no
+    solution) has no bar: a note under the panel names it, and ``fig.optsched["skipped"]`` lists
+    it as ``problem/method``. When every row of a method was measured against a proven optimum
+    (``reference_kind == "optimum"``), its ratios are >= 1 by definition and the lower end of its
+    band is drawn at ``max(1.0, mean - half-width)``: the Student-t interval of a few ratios at or
+    near 1 reaches below a value no ratio can take. Against a bound or a given value the band is
+    drawn as computed. The legend sits right of the axes, never over the bars."""
     problems = list(dict.fromkeys(frame["problem"]))
     with style_context(style):
         fig, axes = new_figure(1, len(problems), height=2.6,
                                width=None if len(problems) > 1 else 3.4, squeeze=False)
+        skipped_all: list[str] = []
         for ax, problem in zip(axes[0], problems):
             sub = frame[frame["problem"] == problem]
-            methods = list(dict.fromkeys(sub["method"]))
-            for i, m in enumerate(methods):
+            methods, skipped = [], []
+            for m in dict.fromkeys(sub["method"]):
                 vals = [float(v) for v in sub.loc[sub["method"] == m, ratio] if v is not None and v == v]
+                (methods if any(math.isfinite(v) for v in vals) else skipped).append(m)
+            for i, m in enumerate(methods):
+                rows = sub[sub["method"] == m]
+                vals = [float(v) for v in rows[ratio] if v is not None and v == v and math.isfinite(float(v))]
                 mean, half = mean_ci(vals)
-                ax.bar(i, mean, yerr=half if half else None, color=method_color(m), edgecolor="black",
+                low = half
+                if half and _exact_reference(rows):   # a ratio to OPT is >= 1: the band stops at the floor
+                    low = max(0.0, min(half, mean - 1.0))
+                ax.bar(i, mean, yerr=[[low], [half]] if half else None, color=method_color(m), edgecolor="black",
                        linewidth=0.3, capsize=2, label=m, alpha=0.85)
                 ax.scatter(np.full(len(vals), i) + np.linspace(-0.2, 0.2, len(vals)) if len(vals) > 1 else [i],
                            vals, s=6, color="black", zorder=3)
@@ -66,10 +101,16 @@ def plot_ratios(frame, *, ratio: str = "ratio", path=None, style: dict | None = 
             ax.set_xlabel("method (name)")
             ax.set_ylabel("ratio to reference (x reference)")
             ax.set_title(f"{problem}: mean, 95% CI over {sub['instance'].nunique()} instance(s)")
-            bottom = min([1.0] + [float(v) for v in sub[ratio] if v == v and v is not None])
+            if skipped:
+                ax.text(0.0, -0.45, "no ratio (not applicable or no solution on every instance): " + ", ".join(skipped),
+                        transform=ax.transAxes, fontsize=6, va="top", ha="left", color="#555555")
+                skipped_all += [f"{problem}/{m}" for m in skipped]
+            finite = [float(v) for v in sub[ratio] if v is not None and v == v and math.isfinite(float(v))]
+            bottom = min([1.0] + finite)
             ax.set_ylim(bottom=max(0.0, bottom - 0.05))
-            legend(ax, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.optsched = {"panels": len(problems)}
+            if methods:
+                legend(ax, **OUTSIDE)
+    fig.optsched = {"panels": len(problems), "skipped": skipped_all}
     return _finish(fig, path, style)
 
 
@@ -106,7 +147,7 @@ def plot_anytime(frame, *, x: str = "time_limit", ratio: str = "ratio", path=Non
         ax.set_xlabel("solve time (s)" if traced else "time budget (s)")
         ax.set_ylabel("ratio to reference (x reference)")
         ax.set_title("anytime: incumbent ratio against time" if traced else "anytime: median ratio against time")
-        legend(ax)
+        legend(ax, **OUTSIDE)
     fig.optsched = {"points": len(xs_all)}
     return _finish(fig, path, style)
 
@@ -132,5 +173,5 @@ def plot_competitive(frame, *, x: str = "U/L", ratio: str = "ratio", theory: Cal
         ax.set_xlabel(f"{x} (ratio)")
         ax.set_ylabel("worst ratio to OPT (x OPT)")
         ax.set_title(f"competitive ratio against {x}")
-        legend(ax)
+        legend(ax, **OUTSIDE)
     return _finish(fig, path, style)

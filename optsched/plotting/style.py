@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = ["PALETTE", "KEY_PALETTE", "METHOD_COLORS", "DEFAULT_STYLE", "FORMATS", "color_for", "method_color", "set_style",
            "reset_style", "current_style", "style_context", "new_figure", "legend", "log_scale_if_wide",
+           "integer_ticks", "INTEGER_UNITS",
            "COLUMN_IN", "PAGE_IN"]
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -168,6 +169,35 @@ def legend(ax, handles: Iterable | None = None, *, max_entries: int = 12, title:
     kw.setdefault("loc", "best")
     kw.setdefault("ncols", 1 if len(items) <= 6 else 2)
     return ax.legend(items, labels, title=title, **kw)
+
+
+#: the unit an axis label ends with when its values are whole numbers: counts and indices
+INTEGER_UNITS = ("(count)", "(index)")
+
+
+def integer_ticks(fig) -> int:
+    """On every linear axis of ``fig`` whose label ends with ``(count)`` or ``(index)`` and whose
+    ticks are not placed by hand, put ticks on whole numbers only (``MaxNLocator(integer=True)``:
+    no "2.5 nodes"); returns how many axes it changed.
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1, 2, 3], [0, 1, 3, 2]); _ = ax.set_ylabel("nodes (count)")
+    >>> integer_ticks(fig), all(float(t).is_integer() for t in ax.get_yticks())
+    (1, True)
+    """
+    from matplotlib.ticker import FixedLocator, MaxNLocator
+
+    changed = 0
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            label = axis.get_label().get_text().strip()
+            if scale != "linear" or not label.endswith(INTEGER_UNITS) or \
+                    isinstance(axis.get_major_locator(), FixedLocator):
+                continue
+            axis.set_major_locator(MaxNLocator(integer=True))
+            changed += 1
+    return changed
 
 
 def log_scale_if_wide(ax, values, axis: str = "y", decades: float = 1.0) -> bool:

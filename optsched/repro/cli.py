@@ -11,5 +11,5 @@ def run_repro(args) -> int:
     """Run ``optsched repro`` for parsed arguments (``quick, only, executor, scheduler, jobs,
     out``) from the repository root; returns the exit status (0 ok, 1 a table failed)."""
     options = RunOptions(quick=args.quick, executor=args.executor, jobs=args.jobs, scheduler=args.scheduler,
-                         out=args.out)
+                         out=args.out, connect_timeout=getattr(args, "connect_timeout", None))
     return run(options, only=args.only)

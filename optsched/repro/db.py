@@ -15,6 +15,7 @@ the Markdown, CSV and PNG artifacts.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ class ResultsDB:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise corrupt(f"seed {seed!r} is not an integer")
         for name, value in (("wall_s", wall_s), ("cpu_s", cpu_s)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            if not _is_seconds(value):
                 raise corrupt(f"{name} {value!r} is not a time in seconds")
         if not isinstance(worker, str):
             raise corrupt(f"worker {worker!r} is not text")
@@ -168,6 +169,10 @@ class ResultsDB:
 
         from .keys import canonical_json
 
+        for name, value in (("wall_s", wall_s), ("cpu_s", cpu_s)):
+            if not _is_seconds(value):  # SQLite would store NaN as NULL: refused here, by name
+                raise ResultsDBError(f"{self.path}: cannot store the cell {str(key)[:16]}: {name} {value!r} is not "
+                                     "a time in seconds")
         params_text = canonical_json(params)
         row_text = json.dumps(row, separators=(",", ":"), allow_nan=True)  # keeps the column order
         try:
@@ -192,6 +197,12 @@ class ResultsDB:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _is_seconds(value) -> bool:
+    """A duration: a finite number >= 0 (not NaN, not infinite, not a bool or text)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0)
 
 
 class _Transaction:

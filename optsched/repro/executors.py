@@ -10,6 +10,9 @@ path (once per process) and calls its ``EXPERIMENT``'s ``run_cell(params, seed)`
 * :class:`DaskExecutor`: an embedded ``LocalCluster`` on 127.0.0.1 (``jobs`` worker processes,
   one thread each, no dashboard), or an existing scheduler (``--scheduler ADDRESS``); its workers
   must see the same files (scripts, data directory) at the same paths and run the same versions.
+  Joining a scheduler waits at most ``connect_timeout`` seconds (``--connect-timeout``, default
+  :data:`CONNECT_TIMEOUT_S`); a scheduler that cannot be reached is :class:`SchedulerUnreachable`,
+  one line and exit status 1, and a malformed address is invalid input (exit 2).
 
 Both give the same rows: a cell depends only on its parameters and seed.
 """
@@ -23,12 +26,36 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
-from optsched.core.errors import InvalidOptionError
+from optsched.core.errors import InvalidOptionError, OptschedError
 
 from .discovery import declaration_of, format_exception, load_script
 
 __all__ = ["CellTask", "CellOutcome", "execute_cell", "LocalExecutor", "DaskExecutor", "make_executor",
-           "SINGLE_THREAD_ENV"]
+           "SINGLE_THREAD_ENV", "SchedulerUnreachable", "CONNECT_TIMEOUT_S"]
+
+#: how long joining a dask scheduler may take by default (s): a scheduler on the network answers
+#: in well under a second; dask's own default (30 s) made a wrong address look like a hang
+CONNECT_TIMEOUT_S = 10.0
+#: the longest ``--connect-timeout`` accepted (s)
+MAX_CONNECT_TIMEOUT_S = 3600.0
+
+
+class SchedulerUnreachable(OptschedError):
+    """The dask scheduler named by ``--scheduler`` did not answer within the connect timeout (CLI
+    exit status 1, one line)."""
+
+    exit_status = 1
+
+
+def check_connect_timeout(value) -> float:
+    """``value`` as seconds in (0, :data:`MAX_CONNECT_TIMEOUT_S`], else :class:`InvalidOptionError`."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0 < value <= MAX_CONNECT_TIMEOUT_S:
+        raise InvalidOptionError("repro", "--connect-timeout", f"must be a number of seconds in (0, "
+                                 f"{MAX_CONNECT_TIMEOUT_S:g}]", value)
+    return float(value)
 
 #: set to 1 in the driver's environment before workers start, so numeric libraries use one thread
 SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
@@ -141,14 +168,25 @@ class DaskExecutor:
 
     name = "dask"
 
-    def __init__(self, jobs: int, scheduler: str | None = None):
+    def __init__(self, jobs: int, scheduler: str | None = None, connect_timeout: float | None = None):
         import dask
         from distributed import Client, LocalCluster
 
         self.jobs, self.scheduler = jobs, scheduler
         self._cluster = None
         if scheduler:
-            self._client = Client(scheduler)
+            timeout = check_connect_timeout(CONNECT_TIMEOUT_S if connect_timeout is None else connect_timeout)
+            try:
+                self._client = Client(scheduler, timeout=timeout)
+            except (ValueError, TypeError) as exc:  # not an address dask can parse (e.g. "::bogus::")
+                raise InvalidOptionError("repro", "--scheduler", f"is not a dask scheduler address "
+                                         f"(e.g. tcp://HOST:8786): {str(exc).splitlines()[0][:120]}",
+                                         scheduler) from None
+            except (OSError, TimeoutError) as exc:  # refused, unknown host, no answer in time
+                reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+                raise SchedulerUnreachable(f"repro: cannot reach the dask scheduler at {scheduler} within "
+                                           f"{timeout:g} s ({reason}); is it running? (--connect-timeout S "
+                                           "waits longer)") from None
         else:
             # workers may start child processes (the watchdog of the pyomo and cvxpy back-ends)
             dask.config.set({"distributed.worker.daemon": False})
@@ -186,8 +224,10 @@ class DaskExecutor:
             self._cluster.close()
 
 
-def make_executor(kind: str, jobs: int, scheduler: str | None = None):
-    """``"local"`` or ``"dask"`` (``scheduler`` only with dask)."""
+def make_executor(kind: str, jobs: int, scheduler: str | None = None, connect_timeout: float | None = None):
+    """``"local"`` or ``"dask"`` (``scheduler`` and ``connect_timeout``, in seconds, only with dask)."""
+    if connect_timeout is not None:
+        check_connect_timeout(connect_timeout)
     if jobs < 1:
         raise InvalidOptionError("repro", "--jobs", "must be >= 1", jobs)
     if kind == "local":
@@ -195,5 +235,5 @@ def make_executor(kind: str, jobs: int, scheduler: str | None = None):
             raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", scheduler)
         return LocalExecutor(jobs)
     if kind == "dask":
-        return DaskExecutor(jobs, scheduler)
+        return DaskExecutor(jobs, scheduler, connect_timeout)
     raise InvalidOptionError("repro", "--executor", "must be local or dask", kind)

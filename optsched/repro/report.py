@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from optsched.core.atomic import atomic_path, write_text
 from optsched.core.errors import InvalidOptionError
 
 from optsched.experiments.declaration import Experiment
@@ -110,7 +111,7 @@ class ArtifactWriter:
         writer.writerow(columns)
         for row in rows:
             writer.writerow([_csv_value(row.get(c)) for c in columns])
-        self._path(name, ".csv").write_text(buf.getvalue())
+        write_text(self._path(name, ".csv"), buf.getvalue())  # atomic: whole or not at all
 
         exp = self.experiment
         lines = [f"# {exp.id}: {exp.title}", "",
@@ -128,7 +129,7 @@ class ArtifactWriter:
             lines.append("| " + " | ".join(_md_value(row.get(c), formats.get(c)) for c in columns) + " |")
         for text in notes or []:
             lines += ["", text]
-        self._path(name, ".md").write_text("\n".join(lines) + "\n")
+        write_text(self._path(name, ".md"), "\n".join(lines) + "\n")
         self.artifacts.append((self._path(name, ".md").name, caption))
         self.artifacts.append((self._path(name, ".csv").name, "the same table in full precision"))
 
@@ -137,7 +138,8 @@ class ArtifactWriter:
         import matplotlib.pyplot as plt
 
         path = self._path(name, ".png")
-        fig.savefig(path, dpi=100, metadata={"Software": None})
+        with atomic_path(path) as tmp:  # whole or not at all
+            fig.savefig(tmp, dpi=100, metadata={"Software": None})
         plt.close(fig)
         self.artifacts.append((path.name, caption))
 

@@ -38,11 +38,13 @@ SCRIPTS_DIR = "paper_repro"
 
 
 class RunOptions:
-    """How to run: QUICK or full, executor (``local`` | ``dask``), jobs, scheduler, output folder."""
+    """How to run: QUICK or full, executor (``local`` | ``dask``), jobs, scheduler (and how long
+    joining it may take, s), output folder."""
 
     def __init__(self, *, quick: bool = False, executor: str = "local", jobs: int = 2,
-                 scheduler: str | None = None, out: str | Path = DEFAULT_OUT):
+                 scheduler: str | None = None, out: str | Path = DEFAULT_OUT, connect_timeout: float | None = None):
         self.quick, self.executor, self.jobs, self.scheduler = quick, executor, jobs, scheduler
+        self.connect_timeout = connect_timeout
         self.out = Path(out)
 
     def command(self, experiment_id: str) -> str:
@@ -125,7 +127,7 @@ class _LazyExecutor:
     def get(self):
         if self.executor is None:
             o = self.options
-            self.executor = make_executor(o.executor, o.jobs, o.scheduler)
+            self.executor = make_executor(o.executor, o.jobs, o.scheduler, getattr(o, "connect_timeout", None))
         return self.executor
 
     def describe(self) -> str:
@@ -141,9 +143,10 @@ class _LazyExecutor:
 
 
 def run_sweep(script: Script, options: RunOptions, executor: _LazyExecutor, versions: dict[str, str],
-              stream: TextIO = sys.stderr) -> SweepRecord:
+              stream: TextIO | None = None) -> SweepRecord:
     """Run one experiment's sweep and report; the record says what happened (never raises,
-    except ``KeyboardInterrupt``)."""
+    except ``KeyboardInterrupt``). ``stream``: where progress goes (None: the current stderr)."""
+    stream = sys.stderr if stream is None else stream
     exp = script.experiment
     rec = SweepRecord(id=script.id, script=script.origin or script.path.name, status="ok", command=options.command(script.id),
                       quick=options.quick, experiment=exp, versions=versions, jobs=options.jobs)
@@ -297,8 +300,9 @@ def repository_scripts(scripts_dir: str | Path) -> bool:
 
 
 def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | Path = SCRIPTS_DIR,
-        stream: TextIO = sys.stderr) -> int:
+        stream: TextIO | None = None) -> int:
     """Run the selected experiments; exit status 0, or 1 if any script, cell or report failed.
+    Progress goes to ``stream`` (None: the current ``sys.stderr``, looked up at the call).
 
     The tables are the scripts of ``scripts_dir`` and, when it is the repository's ``paper_repro/``
     (:func:`repository_scripts`) or ``only`` names tables, every problem folder's ``repro.py``.
@@ -307,6 +311,7 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
     declares and :class:`~optsched.core.errors.InvalidInstanceError` for a missing scripts folder
     or invalid options (both exit status 2 in the CLI).
     """
+    stream = sys.stderr if stream is None else stream
     scripts_dir = Path(scripts_dir)
     if not scripts_dir.is_dir():
         raise InvalidOptionError("repro", "paper_repro", f"no experiment scripts folder {scripts_dir.resolve()}; "
@@ -317,6 +322,13 @@ def run(options: RunOptions, only: list[str] | None = None, scripts_dir: str | P
         raise InvalidOptionError("repro", "--executor", "must be local or dask", options.executor)
     if options.scheduler and options.executor != "dask":
         raise InvalidOptionError("repro", "--scheduler", "needs --executor dask", options.scheduler)
+    if getattr(options, "connect_timeout", None) is not None:
+        from .executors import check_connect_timeout
+
+        if not options.scheduler:
+            raise InvalidOptionError("repro", "--connect-timeout", "needs --scheduler (the time to join it)",
+                                     options.connect_timeout)
+        check_connect_timeout(options.connect_timeout)
     # the problems' own tables belong to the repository of the package: a scripts folder elsewhere
     # (a test's, another project's) runs its own scripts, and the problems' tables only by name
     problems = bool(only) or repository_scripts(scripts_dir)

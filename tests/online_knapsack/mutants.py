@@ -10,9 +10,14 @@ from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
 #: the learned pricing game's training and simulator checks on this problem
-FAST = ["tests/online_knapsack/test_learned.py::test_training_beats_the_untrained_policy_on_a_fixed_input",
+FAST = ["tests/online_knapsack/test_certify_recheck.py::test_a_disagreeing_re_evaluation_is_not_certified",
+        "tests/online_knapsack/test_learned.py::test_training_beats_the_untrained_policy_on_a_fixed_input",
         "tests/online_knapsack/test_learned.py::test_simulator_agrees_with_online_knapsack_posted_prices"]
 MUTATIONS = [
+    # -- the certified adversary's exact re-evaluation ---------------------------------------------
+    M("okn-certify-ignores-recheck", "online-knapsack", "bound", PP + "online_knapsack/certified.py",
+      "certified = certified and bool(res.certified) and agree", "certified = certified and bool(res.certified)",
+      "certify() ignoring a disagreeing re-evaluation"),
     # -- checkers: stop enforcing one constraint ------------------------------------------------------
     M("okn-capacity", "online-knapsack", "checker", PP + "online_knapsack/instance.py",
       "if load > CAPACITY + CAPACITY_TOL:", "if load > 1.5 * CAPACITY + CAPACITY_TOL:", "capacity 1.5 instead of 1"),

@@ -4,7 +4,13 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the certified adversary's re-evaluation check
+FAST = ["tests/online_packing/test_certify_recheck.py::test_a_disagreeing_re_evaluation_is_not_certified"]
 MUTATIONS = [
+    # -- the certified adversary's exact re-evaluation ---------------------------------------------
+    M("opk-certify-ignores-recheck", "online-packing", "bound", PP + "online_packing/certified.py",
+      "certified = certified and bool(res.certified) and agree", "certified = certified and bool(res.certified)",
+      "certify() ignoring a disagreeing re-evaluation"),
     # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
     M("opk-resource-0-only", "online-packing", "checker", PP + "online_packing/instance.py",
       "for i, load in enumerate(loads):", "for i, load in enumerate(loads[:1]):", "capacity of resource 0 only"),

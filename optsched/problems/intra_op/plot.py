@@ -23,7 +23,9 @@ def draw(instance, result):
     if instance.usage_limit is not None:
         left.axhline(instance.usage_limit, color="black", linestyle="--", label="limit")
     left.set_xlabel("time step (index)")
-    left.set_ylabel("memory in use (instance units)")
+    # the README's unit: bytes for the generated operator graphs (weights and outputs over their
+    # splits); an imported contest file's usages are its own integers, with no unit stated
+    left.set_ylabel("memory in use (bytes for operator graphs; other instances: their usage unit)")
     left.set_title("memory profile of the plan")
     legend(left)
     if len(instance.labels):
