@@ -94,6 +94,11 @@ MUTATIONS = [
       "            if key in raw:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "            if False:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "the lean elimination leaves the sentinels in the core's untouched edges (no working penalty)"),
+    # -- status: a run stopped by its limit ------------------------------------------------------
+    M("intra-anytime-limit-feasible", "intra-op", "status", PP + "intra_op/anytime.py",
+      "    elif limited and end.expired():\n        status = \"time_limit\"",
+      "    elif False:\n        status = \"time_limit\"",
+      "an anytime run stopped by its limit reports feasible instead of time_limit"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
         "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py"]
