@@ -55,4 +55,18 @@ MUTATIONS = [
       "        p = price_fn(z, t)\n        d = demands[:, t, :]\n",
       "        d = demands[:, t, :]\n        p = price_fn(z + d, t)\n",
       "the training simulator's posted price sees the current request"),
+    # -- the shared attacks: the certified tracking stream, its exact re-check, the ES adversary -------
+    M("tracking-full-is-overfull", "online-knapsack", "step", "optsched/online/certified.py",
+      "if not p <= upper or z + delta > 1.0:", "if not p <= upper or z + delta >= 1.0:",
+      "the tracking attack treats an exactly full resource as overfull (stops one request early)"),
+    M("recheck-drops-options", "online-knapsack", "step", "optsched/online/certified.py",
+      "alg = solve(inst, method, options=options or {}).objective", "alg = solve(inst, method).objective",
+      "the exact re-check re-runs the method without the attacked options"),
+    M("es-accepts-worse", "online-knapsack", "step", "optsched/online/adversary.py",
+      "        if fy >= fx:", "        if fy >= 0.9 * fx:",
+      "the ES adversary accepts steps up to 10% worse"),
 ]
+FAST += ["tests/online_knapsack/test_certified.py::test_tracking_fills_the_resource_exactly_before_its_finale",
+         "tests/online_knapsack/test_certified.py::test_exact_recheck_runs_the_method_with_the_attacked_options",
+         "tests/online_knapsack/test_adversary.py::test_local_search_climbs_to_the_peak_and_keeps_it"]
+
