@@ -14,4 +14,19 @@ MUTATIONS = [
     M("cr-workers-unbounded", "commit-rate", "error-path", PP + "commit_rate/problem.py",
       '"workers": Option(int, 6, "workers", bounds=Interval(1, 256))', '"workers": Option(int, 6, "workers")',
       "the workers option declares no interval (--workers 0 reaches the generator)"),
+    # -- the searches over C and the SSP clock -----------------------------------------------------------
+    M("cr-exhaustive-skips-max", "commit-rate", "step", PP + "commit_rate/algorithms.py",
+      "    for c in range(1, instance.max_commits + 1):", "    for c in range(1, instance.max_commits):",
+      "the exhaustive search skips C = max_commits"),
+    M("cr-climb-through-falls", "commit-rate", "step", PP + "commit_rate/algorithms.py",
+      "        prev = r\n        schedule.append(schedule[-1] + 1)",
+      "        prev = r if prev is None else prev\n        schedule.append(schedule[-1] + 1)",
+      "the hill climb compares with its first reward: it keeps climbing while the reward falls"),
+    M("cr-ssp-staleness-off-by-one", "commit-rate", "simulator", PP + "commit_rate/simulate.py",
+      "                if clock[i] - slow > stale:", "                if clock[i] - slow >= stale:",
+      "SSP: a worker waits one commit early (staleness s behaves as s - 1)"),
 ]
+FAST = ["tests/commit_rate/test_commit_rate.py::test_exhaustive_tries_max_commits",
+        "tests/commit_rate/test_commit_rate.py::test_search_stops_at_the_first_fall_of_the_reward",
+        "tests/commit_rate/test_commit_rate.py::test_ssp_lets_a_worker_lead_by_its_staleness"]
+

@@ -103,3 +103,41 @@ def test_invalid_inputs_and_solutions():
     assert not check(inst, {"scheme": "adsp", "commits": [inst.max_commits + 1]}).feasible
     assert not check(inst, {"scheme": "ssp"}).feasible
     assert not check(inst, {"scheme": "gossip"}).feasible
+
+
+def test_exhaustive_tries_max_commits():
+    """On this instance the best constant is C = max_commits = 3 (620.2 s against 620.9 s for C = 2,
+    measured): the exhaustive search must try it. The reference values are the simulations
+    themselves, computed here."""
+    inst = generate(0, workers=3, heterogeneity=3.0, horizon=600.0, max_commits=3, samples=120)
+    values = [simulate(inst, {"scheme": "adsp", "commits": [c]}).objective for c in range(1, 4)]
+    assert int(np.argmin(values)) == 2
+    r = optsched.solve(inst, "exhaustive")
+    assert r.solution["commits"] == [3] and r.objective == min(values)
+
+
+def test_search_stops_at_the_first_fall_of_the_reward(monkeypatch):
+    """The climb moves to C + 1 while the reward rises and, at the first fall, returns to the C
+    before it. The rewards are scripted (1, 3, 2, 5, 6, 7): a climb that kept going while the
+    reward fell (comparing with an older reward, or not at all) would try C = 4 and beyond."""
+    from optsched.problems.commit_rate import algorithms
+
+    script = iter([1.0, 3.0, 2.0, 5.0, 6.0, 7.0])
+    monkeypatch.setattr(algorithms, "reward", lambda *args: next(script))
+    inst = replace(tiny_instances(0), target_loss=0.0, max_commits=6, horizon=600.0)
+    r = optsched.solve(inst, "adsp-search")
+    assert [h["reward"] for h in r.stats["search"]] == [1.0, 3.0, 2.0]
+    assert r.solution["commits"] == [1, 2, 3, 2] and r.stats["chosen_commits"] == 2
+
+
+@pytest.mark.parametrize("staleness", [0, 1, 2])
+def test_ssp_lets_a_worker_lead_by_its_staleness(staleness):
+    """One fast worker (1 s per step) and two slow ones (10 s), no commit overhead: before the slow
+    workers' first commits at t = 10 the fast one may start a step while it leads by at most
+    ``staleness`` commits, so it commits at t = 1, ..., staleness + 1 and then waits; after each
+    pair of slow commits it is one commit behind its bound again and commits once more."""
+    inst = replace(tiny_instances(0), step_times=(1.0, 10.0, 10.0), commit_overheads=(0.0, 0.0, 0.0),
+                   target_loss=0.0, horizon=25.0)
+    run = simulate(inst, {"scheme": "ssp", "staleness": staleness}, record=True)
+    fast = [float(t) for t in range(1, staleness + 2)]
+    assert run.times == [0.0, *fast, 10.0, 10.0, 11.0, 20.0, 20.0, 21.0]

@@ -15,4 +15,16 @@ MUTATIONS = [
     M("dd-level-unbounded", "domain-decomposition", "error-path", PP + "domain_decomposition/problem.py",
       '"top-level cells per axis = 2^level", bounds=Interval(1, 8)', '"top-level cells per axis = 2^level"',
       "the level declares no interval (8^level cells)"),
+    # -- the contiguous MILP's order rows ------------------------------------------------------------
+    M("dd-rank-order-rows-dropped", "domain-decomposition", "step", PP + "domain_decomposition/model.py",
+      "        for p in range(P - 2):  # u[k, p] - u[k, p+1] <= 0",
+      "        for p in range(0):  # u[k, p] - u[k, p+1] <= 0",
+      "the contiguous MILP drops its rank-order rows u[k, p] <= u[k, p+1]"),
+    M("dd-chain-order-rows-dropped", "domain-decomposition", "step", PP + "domain_decomposition/model.py",
+      "        for p in range(P - 1):  # u[k+1, p] - u[k, p] <= 0",
+      "        for p in range(0):  # u[k+1, p] - u[k, p] <= 0",
+      "the contiguous MILP drops its chain-order rows u[k+1, p] <= u[k, p]"),
 ]
+FAST = ["tests/domain_decomposition/test_domain_decomposition.py::"
+        "test_contiguous_model_refuses_points_out_of_rank_or_chain_order"]
+

@@ -145,3 +145,41 @@ def test_pipeline_matches_the_instance_route():
     assert out["starts"][0] == 0 and out["starts"][-1] == len(pos)
     keys = hilbert_keys(quantize(pos, 12), 12)
     assert np.all(np.diff(keys[out["order"]].astype(np.int64)) >= 0)
+
+
+def test_contiguous_model_refuses_points_out_of_rank_or_chain_order():
+    """The contiguous MILP's order rows: ``u[k, p] <= u[k, p+1]`` (a cell in ranks <= p is in ranks
+    <= p+1) and ``u[k+1, p] <= u[k, p]`` (each rank's prefix is a prefix of the chain). A point
+    breaking either family charges loads that are not those of the partition it decodes to:
+
+    * prefixes (3, 1) out of rank order (4 cells of weight 4, speeds 1, 0.5, 1): the load rows read
+      12, -8 and 12 (T = 12 fits them), the decoded partition (cells 0 | 1-2 | 3) takes 16;
+    * rank 0 holding cells 0 and 2 but not 1 (out of chain order): it decodes to no contiguous
+      partition.
+
+    Each such point must violate the model; a valid encoding of the same instance does not. On
+    cells 5, 1, 1, 5, 1, 1, 5 over three equal ranks the MILP then equals brute force (7)."""
+    from optsched.problems.domain_decomposition.model import build_model, decode
+
+    inst = _inst([4, 4, 4, 4], [1.0, 0.5, 1.0])
+    model = build_model(inst)
+
+    def point(columns, T):
+        x = np.zeros(model.num_cols)
+        x[model.blocks["T"].indices().ravel()] = T
+        u = model.blocks["u"].indices()
+        for p, col in enumerate(columns):
+            x[u[:, p]] = col
+        return x
+
+    valid = point([[1, 1, 0, 0], [1, 1, 0, 0]], 8.0)      # cells 0-1 | none | 2-3
+    assert model.violation(valid) == 0 and decode(inst, model, valid)["owner"] == [0, 0, 2, 2]
+    rank_order = point([[1, 1, 1, 0], [1, 0, 0, 0]], 12.0)
+    owner = decode(inst, model, rank_order)["owner"]
+    assert owner == [0, 1, 1, 2] and optsched.get_problem(inst.problem).check(inst, {"owner": owner}).objective == 16
+    assert model.violation(rank_order) >= 1.0
+    chain_order = point([[1, 0, 1, 0], [1, 0, 1, 0]], 12.0)
+    assert model.violation(chain_order) >= 1.0
+    inst = _inst([5, 1, 1, 5, 1, 1, 5], [1.0, 1.0, 1.0])
+    r = optsched.solve(inst, "milp")
+    assert r.status == "optimal" and r.objective == optsched.solve(inst, "brute").objective == 7

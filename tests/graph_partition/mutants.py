@@ -40,4 +40,15 @@ MUTATIONS = [
       "        is_test[test - 1] = True\n    train = np.flatnonzero(~is_test)\n    if len(train) == 0:\n"
       '        raise InvalidInstanceError("graph-partition"',
       "planetoid test-node ids read as 1-based"),
+    # -- metis-fm's trials and bgl's initial assignments ---------------------------------------------
+    M("gp-metis-fm-seed-ignored", "graph-partition", "step", PP + "graph_partition/methods.py",
+      "parts, stats = baselines.metis(instance, ctx.seed + t)", "parts, stats = baselines.metis(instance, t)",
+      "metis-fm's trials ignore the run's seed (its first trial is not METIS with that seed)"),
+    M("gp-bgl-keeps-last-initial", "graph-partition", "step", PP + "graph_partition/algorithms.py",
+      "            if c < best_cut:\n                best_cut, parts = c, trial",
+      "            if True:\n                best_cut, parts = c, trial",
+      "bgl keeps its last initial assignment, even a worse one"),
 ]
+FAST += ["tests/graph_partition/test_multilevel.py::test_the_initial_assignment_kept_is_the_lowest_traffic_one",
+         "tests/graph_partition/test_multilevel.py::test_metis_fm_first_trial_is_metis_with_the_runs_seed"]
+

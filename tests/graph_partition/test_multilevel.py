@@ -206,3 +206,29 @@ def test_several_initial_assignments_keep_the_best():
     assert "initial_traffic" not in one and len(four["initial_traffic"]) == 4
     first = four["initial_traffic"][0]
     assert min(four["initial_traffic"]) < first  # a random order beat the paper's order here
+
+
+def test_the_initial_assignment_kept_is_the_lowest_traffic_one():
+    """Without refinement, uncoarsening only projects the coarsest partition (the traffic is kept
+    level by level), so the final traffic is that of the initial assignment kept: the lowest of the
+    four (here the second, 2375; the last one, 2582, is the highest). 1e-9 relative: the same cut
+    summed in another order at each level."""
+    inst = _inst(0)
+    cut, stats = _run(inst, initial_trials=4, refine=False)
+    tried = stats["initial_traffic"]
+    assert len(tried) == 4 and min(tried) < tried[0] and min(tried) < tried[-1]
+    assert cut == pytest.approx(min(tried), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_metis_fm_first_trial_is_metis_with_the_runs_seed(seed):
+    """metis-fm's first trial is METIS with the run's own seed, refined: its traffic before FM is
+    ``metis``'s with the same seed, and metis-fm is never worse than it (a run whose trials ignored
+    the seed would start from METIS's seed 0 whatever the run's seed)."""
+    inst = _inst(1)
+    metis = optsched.solve(inst, "metis", seed=seed)
+    for trials in (1, 4):
+        mfm = optsched.solve(inst, "metis-fm", seed=seed, options={"trials": trials})
+        assert mfm.stats["metis_traffic"] == pytest.approx(metis.objective, rel=1e-12)
+        assert mfm.objective <= metis.objective
+    assert metis.objective != pytest.approx(optsched.solve(inst, "metis", seed=0).objective, rel=1e-9)

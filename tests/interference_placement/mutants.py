@@ -23,4 +23,11 @@ MUTATIONS = [
     M("imp-beta-inverted", "interference-placement", "importer", "optsched/workloads/interference.py",
       "b = iso[i] / float(pair[0]) - 1.0", "b = float(pair[0]) / iso[i] - 1.0",
       "interference read as co-located / isolated throughput"),
+    # -- the shared candidate placements: a split over as few servers as possible ------------------------
+    M("colocation-split-fewest-free-first", "interference-placement", "step", "optsched/workloads/colocation.py",
+      "for s in sorted(allowed, key=lambda s: (-free[s], s)):", "for s in sorted(allowed, key=lambda s: (free[s], s)):",
+      "a split takes the servers with the fewest free GPUs first (spread over more servers)"),
 ]
+FAST = ["tests/interference_placement/test_interference_placement.py::"
+        "test_a_split_takes_the_servers_with_the_most_free_gpus_first"]
+

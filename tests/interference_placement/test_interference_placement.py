@@ -125,3 +125,18 @@ def test_gavel_snapshot_import():
     assert exact.status == "optimal"
     for m in ("pack", "spread", "least-interference"):
         assert optsched.solve(inst, m).objective >= exact.objective * (1 - TOL)
+
+
+def test_a_split_takes_the_servers_with_the_most_free_gpus_first():
+    """A 4-GPU job that fits no single server (free GPUs 1, 3, 2) is split over as few servers as
+    possible, those with the most free GPUs first: 3 on server 1 and 1 on server 2, cost
+    10 x (1 + 0.25) = 12.5. Taking the servers with the fewest free GPUs first would spread it over
+    all three (1 + 2 + 1 GPUs), cost 10 x (1 + 2 x 0.25) = 15."""
+    from optsched.workloads.colocation import Snapshot, candidates, placement_cost
+
+    snap = Snapshot(free=(1, 3, 2), job_types=(0,), job_gpus=(4,), job_weight=(10.0,), beta=((0.5,),),
+                    forbidden=((False,),), gamma=0.25, reject_cost=100.0)
+    assert candidates(snap, 0, list(snap.free), {}) == [{1: 3, 2: 1}]
+    for rule in ("pack", "spread", "least-interference"):
+        placed = greedy_placement(snap, rule)
+        assert placed == [{1: 3, 2: 1}] and placement_cost(snap, placed) == pytest.approx(12.5), rule

@@ -94,6 +94,21 @@ MUTATIONS = [
       "            if key in raw:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "            if False:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "the lean elimination leaves the sentinels in the core's untouched edges (no working penalty)"),
+    # -- status: a run stopped by its limit ------------------------------------------------------
+    M("intra-anytime-limit-feasible", "intra-op", "status", PP + "intra_op/anytime.py",
+      "    elif limited and end.expired():\n        status = \"time_limit\"",
+      "    elif False:\n        status = \"time_limit\"",
+      "an anytime run stopped by its limit reports feasible instead of time_limit"),
+    # -- the objective's granularity: integral only when every cost is ----------------------------------
+    M("intra-granularity-fractional", "intra-op", "status", PP + "intra_op/model.py",
+      "    if model.objective_granularity is None and np.all(model.cost == np.round(model.cost)):",
+      "    if model.objective_granularity is None:",
+      "the MILP declares an objective granularity of 1 for fractional costs"),
+    M("intra-anytime-integral-assumed", "intra-op", "status", PP + "intra_op/anytime.py",
+      "    integral = all_integral(inst.cost) and all_integral(inst.edge_cost) ",
+      "    integral = True ",
+      "anytime closes its gap within 1 whatever the costs (fractional costs taken as integral)"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
-        "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py"]
+        "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py",
+        "tests/intra_op/test_intra_op.py::test_fractional_costs_are_not_solved_as_integral"]

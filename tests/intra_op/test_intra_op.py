@@ -354,3 +354,42 @@ def test_cli_exports_a_solution_in_the_contest_format(tmp_path):
     assert main(["check", "intra-op", str(inst), str(out)]) == 0          # the bare list checks
     assert main(["export", "intra-op", str(inst), "--solution", str(res), "--format", "nope",
                  "-o", str(out)]) == 2
+
+
+def _scaled(inst, factor):
+    """``inst`` with every allowed cost multiplied by ``factor`` (forbidden entries kept)."""
+    import dataclasses
+
+    from optsched.problems.intra_op.instance import FORBIDDEN
+
+    def scale(a):
+        a = np.asarray(a, float)
+        return np.where(a >= FORBIDDEN, a, a * factor)
+    return dataclasses.replace(inst, cost=scale(inst.cost), edge_cost=scale(inst.edge_cost))
+
+
+def test_fractional_costs_are_not_solved_as_integral():
+    """Costs scaled so that every plan costs less than 1: the objective is no longer integral, so the
+    model must not declare a granularity of 1 (HiGHS would then stop within 0.999 of the bound, at
+    once, and call its first plan optimal: 0.05247 on this instance, the optimum being 0.05142).
+    The scaled optimum is the integral instance's optimum times the factor; 1e-7 absolute is far
+    below one cost unit after scaling (2.6e-4) and above HiGHS's default absolute gap (1e-9) and the
+    float error of the products. ``anytime`` on a tiny scaled instance likewise reports the exact
+    optimum with a bound below it (with integral costs assumed it closes its gap within 1)."""
+    from optsched.problems.intra_op.instance import FORBIDDEN
+    from tests.status_support import tiny
+
+    inst = optsched.generate("intra-op", seed=0, preset="random-sp")
+    exact = optsched.solve(inst, "milp")
+    assert exact.status == "optimal"
+    allowed = lambda a: np.where(np.asarray(a) >= FORBIDDEN, 0.0, np.asarray(a, float)).sum()  # noqa: E731
+    factor = 0.5 / (allowed(inst.cost) + allowed(inst.edge_cost))
+    frac = _scaled(inst, factor)
+    assert build_model(frac).objective_granularity is None
+    r = optsched.solve(frac, "milp")
+    assert r.status == "optimal"
+    assert abs(r.objective - factor * exact.objective) <= 1e-7, (r.objective, factor * exact.objective)
+    small = tiny("intra-op")
+    want = optsched.solve(small, "brute").objective * 1e-5
+    any_ = optsched.solve(_scaled(small, 1e-5), "anytime")
+    assert any_.status == "optimal" and abs(any_.objective - want) <= 1e-9 and any_.bound <= any_.objective + 1e-12

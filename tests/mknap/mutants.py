@@ -35,4 +35,19 @@ MUTATIONS = [
       'weights = [tokens.take(n, f"{where} weights row {i}") for i in range(m)]',
       'weights = [list(r) for r in zip(*[tokens.take(m, f"{where} weights row {i}") for i in range(n)])]',
       "OR-Library weights read item by item instead of row by row"),
+    # the shared HiGHS back-end's status mapping (killed by tests/mknap/test_status_honesty.py)
+    M("highs-time-limit-incumbent-optimal", "mknap", "status", "optsched/core/backends/highs.py",
+      'if name == "kTimeLimit":\n        return "time_limit"',
+      'if name == "kTimeLimit":\n        return "optimal" if has_solution else "time_limit"',
+      "HiGHS stopped by its time limit with an incumbent reports optimal"),
+    M("highs-work-limit-incumbent-optimal", "mknap", "status", "optsched/core/backends/highs.py",
+      '"kInterrupt") and has_solution:\n        return "feasible"',
+      '"kInterrupt") and has_solution:\n        return "optimal"',
+      "HiGHS stopped by a node (work) limit with an incumbent reports optimal"),
+    M("mknap-milp-capacity-off-by-one", "mknap", "step", PP + "mknap/algorithms.py",
+      'instance.capacity_array,\n                                sense="max", name=f"mknap-',
+      'instance.capacity_array - 1,\n                                sense="max", name=f"mknap-',
+      "the MILP's capacity rows one unit too tight (a selection that fills a row exactly is cut off)"),
 ]
+FAST = ["tests/mknap/test_mknap.py::test_milp_takes_a_selection_that_fills_a_row_exactly"]
+

@@ -232,3 +232,16 @@ def test_every_mknapcb1_instance_reaches_its_reference_value(index):
     lp = optsched.solve(inst, "lp").objective
     assert lp >= r.objective
     assert not np.isnan(optsched.solve(inst, "lp-round").objective)
+
+
+def test_milp_takes_a_selection_that_fills_a_row_exactly():
+    """A hand instance whose only optimum fills row 0 to its capacity exactly: items 0 and 1
+    (weights 5 + 4 = 9 = capacity, profit 18). Every other feasible pair is worse (0 and 2: 15;
+    1 and 2: 13) and no three items fit, so a model whose capacity row is off by one (8 instead of
+    9) answers 15: the MILP must find 18, as brute force does."""
+    inst = MknapInstance(profits=(10.0, 8.0, 5.0), weights=((5.0, 4.0, 3.0), (1.0, 2.0, 3.0)),
+                         capacities=(9.0, 9.0), name="exactly-full")
+    for method in ("milp", "brute"):
+        r = optsched.solve(inst, method)
+        assert r.status == "optimal", method
+        assert r.objective == 18.0 and sorted(r.solution["selected"]) == [0, 1], (method, r.objective)

@@ -119,3 +119,18 @@ def test_search_is_method_agnostic_and_finds_the_known_worst_point():
     # min problem: a zero reference has no ratio
     with pytest.raises(ValueError, match="reference"):
         search(_Toy("min", lambda x: 0.0, lambda x: 1.0), strategy="random", budget=3)
+
+
+def test_local_search_climbs_to_the_peak_and_keeps_it():
+    """The (1+1) ES accepts a step only when it does not lower the ratio: on ``ratio = 2 - |x - c|_1``
+    (4-D box, one peak of height 2 at c) it climbs to within 0.01 of the peak in 300 evaluations
+    (measured: 1.9988-1.9992 on seeds 0-4). An ES that also accepts worse steps (a random walk
+    whose step size only grows) ends far lower: 1.45-1.76 for every step accepted, 1.68-1.84 for
+    steps up to 10% worse, on the same seeds; uniform random points reach 1.66-1.95."""
+    c = np.array([0.3, 0.7, 0.55, 0.2])
+    toy = _Toy("max", lambda x: 2.0, lambda x: 2.0 / (2.0 - float(np.abs(np.asarray(x) - c).sum())))
+    toy.bounds = [(0.0, 1.0)] * 4
+    for seed in (0, 1):
+        found = search(toy, strategy="local", budget=300, seed=seed)
+        assert found.worst_ratio >= 1.99, (seed, found.worst_ratio)
+        assert np.abs(np.asarray(found.worst_instance) - c).sum() <= 0.01

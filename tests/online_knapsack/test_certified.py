@@ -160,3 +160,38 @@ def test_a_weaker_attack_would_fail_the_property():
     assert last < grid_lp_ratio(1.0, 16.0, 3) <= r.ratio
     coarse = staircase_attack(run, 1.0, 16.0, grid=3, copies=16)
     assert coarse.ratio < grid_lp_ratio(1.0, 16.0, 200)
+
+
+def test_tracking_fills_the_resource_exactly_before_its_finale():
+    """Greedy (accept whatever fits) is followed at L until the resource is exactly full: ``copies``
+    requests of demand ``1 / copies`` (a power of 2: their sum is exactly 1), then ``copies`` at U,
+    which it cannot take. Its ratio is U / L exactly. Stopping one request early (treating the
+    exactly full resource as overfull) leaves it room for one request at U: ratio
+    U / (((n - 1) L + U) / n) = 2.91 instead of 4 here."""
+    def greedy(values, demands):
+        return np.cumsum(demands) <= 1.0
+
+    n = 8
+    r = tracking_attack(lambda v, d, a, dd: 1.0, greedy, 1.0, 4.0, copies=n)
+    assert r.values.tolist() == [1.0] * n + [4.0] * n
+    assert r.ratio == 4.0 and r.alg == 1.0 and r.opt == 4.0
+
+
+def test_exact_recheck_runs_the_method_with_the_attacked_options(tmp_path):
+    """The learned method attacked with its option ``weights`` (a fresh, untrained policy) is
+    re-evaluated with the same option: every attack's exact re-evaluation agrees with its own
+    accounting. The option matters on these streams: the bundled policy earns another ALG."""
+    from optsched.online.certified import exact_recheck
+    from optsched.online.learned import PricingPolicy, TrainConfig
+
+    path = tmp_path / "fresh.json"
+    PricingPolicy.fresh(TrainConfig(lower=1.0, upper=16.0), seed=3).save(path)
+    options = {"weights": str(path)}
+    rep = certify("learned", 1.0, 16.0, grids=(8,), copies=(8,), options=options, milp_max=200)
+    for row in rep["attacks"]:
+        assert row["agrees"], row
+    staircase = staircase_attack(runner("learned", 1.0, 16.0, options), 1.0, 16.0, grid=8, copies=8)
+    inst = instance_of(1.0, 16.0, staircase.values, staircase.demands)
+    mine = exact_recheck(inst, "learned", staircase, options)
+    assert mine["alg"] == pytest.approx(staircase.alg, rel=1e-9)  # float summation order only
+    assert optsched.solve(inst, "learned").objective != pytest.approx(staircase.alg, rel=1e-6)

@@ -13,4 +13,11 @@ MUTATIONS = [
       "    visit(0, 0.0, None)\n",
       "    try:\n        visit(0, 0.0, None)\n    except Exception:\n        pass\n",
       "brute keeps its best sequence at the time limit and still reports optimal"),
+    # -- the past-only policy's information --------------------------------------------------------------
+    M("pa-policy-sees-current-period", "pipeline-adaptive", "learned", PP + "pipeline_adaptive/adagrouper.py",
+      "        ended = min(int(now // trace.period), trace.bandwidth.shape[0])",
+      "        ended = min(int(now // trace.period) + 1, trace.bandwidth.shape[0])",
+      "the past-only adaptive policy sees the bandwidth of the period its iteration starts in"),
 ]
+FAST = ["tests/pipeline_adaptive/test_adagrouper.py::test_adaptive_policy_does_not_see_the_current_period"]
+

@@ -77,3 +77,25 @@ def test_trace_and_setting_validation():
         run_policy(SETTING, BandwidthTrace(1.0, np.ones((3, 2))), FixedPolicy(1))
     with pytest.raises(InvalidInstanceError, match="switch_cost"):
         example_setting(switch_cost=-1.0)
+
+
+@pytest.mark.parametrize("P", [8, 12, 16])
+def test_adaptive_policy_does_not_see_the_current_period(P):
+    """Changing only period P's bandwidth cannot change a decision taken during period P: the
+    policy sees the periods that ended before an iteration starts, not the one it starts in. The
+    runs agree on every iteration that starts before P ends (those in P last another time under
+    the other bandwidth, so their count may differ; each one's choice depends on the same
+    history and the same current size). The change (the link 20 times slower, then 4 times
+    faster) makes another group size the fastest, so a policy reading period P would choose
+    differently."""
+    base = traces(1, periods=40)[0]
+    runs = []
+    for factor in (1.0, 0.05, 4.0):
+        bw = base.bandwidth.copy()
+        bw[P] *= factor
+        runs.append(run_policy(SETTING, BandwidthTrace(base.period, bw), AdaptivePolicy()))
+    first, *others = runs
+    for other in others:
+        n = min(int(np.sum(first.starts < (P + 1) * base.period)), int(np.sum(other.starts < (P + 1) * base.period)))
+        assert np.sum(first.starts >= P * base.period) and n > np.sum(first.starts < P * base.period)
+        assert np.array_equal(first.group_sizes[:n], other.group_sizes[:n])

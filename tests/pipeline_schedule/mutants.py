@@ -28,4 +28,13 @@ MUTATIONS = [
     M("ps-cycle-raises", "pipeline-schedule", "error-path", PP + "pipeline_schedule/instance.py",
       "    except InvalidInstanceError as exc:  # malformed or deadlocked: no schedule to measure\n",
       "    except ZeroDivisionError as exc:\n", "a deadlocked order is invalid input (exit 2), not a violation"),
+    # -- the list scheduler's ready times ------------------------------------------------------------
+    M("list-forward-transfer-ignored", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "heapq.heappush(fq[k + 1], (end + x[k], m))", "heapq.heappush(fq[k + 1], (end, m))",
+      "list: a forward counted ready at the next stage without its transfer"),
+    M("list-backward-transfer-ignored", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
+      "heapq.heappush(bq[k - 1], (end + x[k - 1], m))", "heapq.heappush(bq[k - 1], (end, m))",
+      "list: a backward counted ready at the previous stage without its transfer"),
 ]
+FAST = ["tests/pipeline_schedule/test_methods.py::test_list_is_non_delay_with_the_transfers_counted"]
+

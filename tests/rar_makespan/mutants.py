@@ -49,4 +49,11 @@ MUTATIONS = [
       'iterations=_number(source, number, row, "iterations", int, 1),',
       'iterations=_number(source, number, row, "duration", int, 1),',
       "Tiresias: the duration column read as iterations"),
+    # -- the area lower bound ----------------------------------------------------------------------
+    M("rarm-area-longest-run", "rar-makespan", "bound", PP + "rar_makespan/model.py",
+      "shortest = [min(d for d in pair if d is not None) for pair in zip(d_in, d_sp)]",
+      "shortest = [max(d for d in pair if d is not None) for pair in zip(d_in, d_sp)]",
+      "the area bound charges each job its longer contention-free run (above OPT: no bound)"),
 ]
+FAST = ["tests/rar_makespan/test_rar_makespan.py::test_area_bound_uses_each_jobs_shorter_run_and_stays_below_opt"]
+

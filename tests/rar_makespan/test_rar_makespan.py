@@ -247,3 +247,21 @@ def test_cli_exit_2_names_the_field(tmp_path, capsys, edit, field):
     assert main(["solve", "rar-makespan", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"'{field}'" in err and "Traceback" not in err
+
+
+def test_area_bound_uses_each_jobs_shorter_run_and_stays_below_opt():
+    """Three 2-GPU jobs on two 2-GPU servers, no contention; the slow inter-server bandwidth makes a
+    spread run 10 slots against 6 inside a server. OPT (brute force) runs two jobs side by side
+    inside the servers, then the third: 12 slots. The area bound with each job's shorter run is
+    max(6, ceil(3 x 2 x 6 / 4)) = 9 <= 12; with the longer (spread) run it would be
+    ceil(3 x 2 x 10 / 4) = 15 > OPT, no bound at all."""
+    from optsched.problems.rar_makespan.instance import RarJob
+    from optsched.problems.rar_makespan.model import contention_free_durations
+
+    jobs = tuple(RarJob(gpus=2, iterations=30, model_bytes=1e9, compute_s=10.0, estimate_slots=6.0) for _ in range(3))
+    inst = RarMakespanInstance(servers=(2, 2), jobs=jobs, slot_s=60.0, intra_bandwidth=1e11, inter_bandwidth=2e8,
+                               reduction_speed=5e10)
+    assert contention_free_durations(inst) == ([6, 6, 6], [10, 10, 10])
+    opt = optsched.solve(inst, "brute")
+    assert opt.status == "optimal" and opt.objective == 12
+    assert area_lower_bound(inst) == 9

@@ -19,4 +19,11 @@ MUTATIONS = [
       "guarantee=Guarantee(form=\"multiplicative\", sense=\">=\", value=lambda inst: 1.0,",
       "guarantee=Guarantee(form=\"multiplicative\", sense=\">=\", value=lambda inst: 1.01,",
       "greedy's exactness (ratio 1) loosened to 1.01"),
+    # -- the MILP's least core count ---------------------------------------------------------------------
+    M("sc-milp-min-cores-dropped", "stage-cores", "step", PP + "stage_cores/model.py",
+      'c = b.add_block("c", S, lower=float(instance.min_cores), upper=float(instance.cores), integer=True)',
+      'c = b.add_block("c", S, lower=0.0, upper=float(instance.cores), integer=True)',
+      "the MILP drops c >= min_cores"),
 ]
+FAST = ["tests/stage_cores/test_stage_cores.py::test_min_cores_binds_the_exact_methods"]
+

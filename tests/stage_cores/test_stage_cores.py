@@ -53,3 +53,16 @@ def test_infeasible_and_invalid():
         StageCoresInstance(stages=("a", "a"), rate_per_core=(1.0, 1.0), cores=2)
     rep = optsched.check(_inst([1.0, 1.0], 3), {"cores": [3, 1]})
     assert not rep.feasible
+
+
+def test_min_cores_binds_the_exact_methods():
+    """Rates 100 and 1 per core, 10 cores, at least 3 each: OPT gives the fast stage its 3 and the
+    slow one the other 7 (throughput 7). Without the ``c >= min_cores`` rows the fast stage would
+    take 1 core and the slow one 9 (throughput 9, an allocation the instance forbids)."""
+    inst = _inst([100.0, 1.0], 10, min_cores=3)
+    for method in ("milp", "greedy", "brute"):
+        r = optsched.solve(inst, method)
+        assert r.status == "optimal", (method, r.status, r.reason)
+        assert r.solution == {"cores": [3, 7]} and r.objective == 7.0, (method, r.solution, r.objective)
+    r = optsched.solve(inst, "milp", backend="scipy")
+    assert r.status == "optimal" and r.objective == 7.0
