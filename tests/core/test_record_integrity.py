@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 import optsched
+from optsched.core.registry import problems
 from optsched.core.sidecar import content_sha256
 
 
 def _of_sense(sense: str):
-    for prob in optsched.list_problems().values():
+    for prob in problems().values():
         if prob.sense == sense:
             return prob
     pytest.skip(f"no {sense} problem registered")
