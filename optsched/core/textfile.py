@@ -73,7 +73,7 @@ def read_head(path: str | Path, size: int = HEAD_BYTES) -> bytes:
     >>> import tempfile, os, gzip
     >>> p = os.path.join(tempfile.mkdtemp(), "h.gz")
     >>> with gzip.open(p, "wb") as f:
-    ...     _ = f.write(b'\xef\xbb\xbf{"a": 1}')
+    ...     _ = f.write(b'\\xef\\xbb\\xbf{"a": 1}')
     >>> read_head(p), read_head("/dev/zero"), read_head("/no/such/file")
     (b'{"a": 1}', b'', b'')
     """

@@ -226,7 +226,7 @@ def detect_iopddl(head: bytes) -> bool:
     that ``optsched solve intra-op FILE.json.gz`` reads it directly (the problem's
     ``direct_formats``) [ours].
 
-    >>> detect_iopddl(b'{"problem":{"edges":{"costs":[[0]'), detect_iopddl(b'{\n  "problem": {\n')
+    >>> detect_iopddl(b'{"problem":{"edges":{"costs":[[0]'), detect_iopddl(b'{\\n  "problem": {\\n')
     (True, True)
     >>> detect_iopddl(b'{"format_version": 1, "problem": "intra-op", "num_strategies": [2]')
     False
