@@ -31,7 +31,8 @@ def generate(problem: str, seed: int = 0, preset: str | None = None, **options) 
 
 def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
     """Read an instance file (JSON with a format version, or its ``.npz`` sidecar); the problem is
-    the one the file names. ``problem=`` insists on one (a file of another problem is an error
+    the one the file names. A file of a format some problem reads directly (recognised by
+    content, plain or gzip: ``Problem.direct_formats``) is read by that format's importer. ``problem=`` insists on one (a file of another problem is an error
     naming both); the older form ``load_instance(problem, path)`` still works.
 
     Raises :class:`InvalidInstanceError` (CLI exit 2) for an unreadable file, a result record, a
@@ -42,12 +43,17 @@ def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
             raise TypeError("load_instance(path, *, problem=None) takes one path")
         problem, path = str(path), args[0]
     from .core.jsonfile import head_problem
+    from .core.registry import not_an_instance, read_direct
     from .core.sidecar import read_json_data, sidecar_path
 
     # a file whose head names its problem (as optsched writes them), without a sidecar: through
     # that type's own reader (``Instance.load_fast``; a 10^8-entry instance as arrays, not Python
     # lists); any file it does not take (None back) is read the generic way below
     named = head_problem(path)
+    if named is None and not sidecar_path(path).exists():
+        inst = read_direct(path, problem)   # a foreign format a problem reads as it is (by content)
+        if inst is not None:
+            return inst
     if named is not None and problem in (None, named) and not sidecar_path(path).exists():
         try:
             fast = getattr(get_problem(named).instance_type, "load_fast", None)
@@ -61,6 +67,8 @@ def load_instance(path: str | Path, *args, problem: str | None = None) -> Any:
         raise InvalidInstanceError(problem or str(data.get("problem")), "(file)",
                                    f"{path} is a result record (method {data.get('method')!r}), not an instance")
     named = data.get("problem") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "format_version" not in data and not isinstance(named, str):
+        raise not_an_instance(path, problem or "instance")
     if problem is None:
         if not isinstance(named, str):
             raise InvalidInstanceError("instance", "problem", f"{path} names no problem; pass problem=")

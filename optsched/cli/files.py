@@ -37,10 +37,15 @@ def _looks_like_instance(data) -> bool:
 
 def _load_instance(prob, path, sidecar: bool = True):
     """The problem's instance in ``path`` (from its ``.npz`` sidecar when one exists and
-    ``sidecar``); a result record there is named as such (exit 2)."""
+    ``sidecar``), or a file of a format the problem reads directly (``Problem.direct_formats``, by
+    content); a result record there is named as such (exit 2)."""
+    from ..core.registry import not_an_instance, read_direct
     from ..core.sidecar import read_json_data, sidecar_path
 
     if not (sidecar and sidecar_path(path).exists()):
+        inst = read_direct(path, prob.name)   # a foreign format the problem reads as it is
+        if inst is not None:
+            return inst
         fast = getattr(prob.instance_type, "load_fast", None)   # None, or None back: the generic reader
         inst = fast(path) if fast is not None else None
         if inst is not None:
@@ -49,6 +54,8 @@ def _load_instance(prob, path, sidecar: bool = True):
     if _looks_like_result(data):
         raise InvalidInstanceError(prob.name, "(file)", f"{path} is a result record (method "
                                    f"{data.get('method')!r}), not a {prob.name} instance")
+    if isinstance(data, dict) and "format_version" not in data:
+        raise not_an_instance(path, prob.name)
     return prob.instance_type.from_json(data)
 
 

@@ -100,7 +100,8 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
                                    "bound and gap (or the result record with --json / -o). Long exact solves "
                                    "report incumbent, bound and gap on stderr as they improve (--quiet: off)."))
     s.add_argument("problem", help="a problem name (see 'optsched problems')")
-    s.add_argument("instance", help="an instance file of PROBLEM (from generate or import)")
+    s.add_argument("instance", help="an instance file of PROBLEM (from generate or import), or a file of "
+                   "a format PROBLEM reads directly (docs/cli.md; reading it counts in --time-limit)")
     s.add_argument("--method", metavar="NAME", help="the method (listed below; default: the problem's default)")
     s.add_argument("--backend", metavar="NAME", help="solver back-end for exact models (see 'optsched backends'; "
                                                      "default: highs)")

@@ -21,11 +21,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from .errors import UnknownNameError
+from .errors import InvalidInstanceError, UnknownNameError
 
 __all__ = [
     "KINDS", "FIDELITIES", "Guarantee", "Option", "Method", "Problem", "CheckReport", "Outcome",
     "register_problem", "unregister_problem", "get_problem", "problems", "always_applies", "size_limit",
+    "direct_format", "read_direct", "not_an_instance",
 ]
 
 KINDS = ("exact", "approximation", "online", "heuristic", "baseline", "bound")
@@ -320,6 +321,12 @@ class Problem:
     presets: dict[str, dict] = field(default_factory=dict)
     generator_options: dict[str, Option] = field(default_factory=dict)
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: import formats read directly wherever an instance file is expected (``solve``, ``check``,
+    #: ``export``, :func:`optsched.load_instance`), without ``optsched import`` first: format name
+    #: (a key of ``importers``) -> ``detect(head) -> bool``, a content sniffer given the file's
+    #: first bytes (:func:`optsched.core.textfile.read_head`: gunzipped, no BOM). A detector says
+    #: yes only to content no optsched instance or result file has (see :func:`direct_format`)
+    direct_formats: dict[str, Callable[[bytes], bool]] = field(default_factory=dict)
     #: format name -> ``exporter(instance, solution) -> str``: a solution in another tool's format
     #: (``optsched export PROBLEM INSTANCE --solution RESULT --format NAME -o FILE``)
     solution_exporters: dict[str, Callable[[Any, Any], str]] = field(default_factory=dict)
@@ -357,6 +364,9 @@ class Problem:
                 or (isinstance(ref, tuple) and ref and all(isinstance(n, str) for n in ref))):
             raise TypeError(f"{self.name}: reference_method must be a method name, a non-empty tuple of "
                             f"names or None (got {ref!r})")
+        for fmt in self.direct_formats:
+            if fmt not in self.importers:
+                raise TypeError(f"{self.name}: direct format {fmt!r} has no importer")
 
     @property
     def reference_methods(self) -> tuple[str, ...]:
@@ -539,3 +549,42 @@ def get_problem(name: str) -> Problem:
 
 def problems() -> dict[str, Problem]:
     return dict(_PROBLEMS)
+
+
+def direct_format(path) -> tuple[Problem, str] | None:
+    """The problem and import format whose content sniffer (:attr:`Problem.direct_formats`) takes
+    the file at ``path``, or None (an optsched file, a file of no such format, one that cannot be
+    read: the generic reader then names what is wrong). Only the file's head is read."""
+    from .textfile import read_head
+
+    head = read_head(path)
+    if not head:
+        return None
+    for prob in _PROBLEMS.values():
+        for fmt, detect in prob.direct_formats.items():
+            if detect(head):
+                return prob, fmt
+    return None
+
+
+def read_direct(path, problem: str | None = None) -> Any:
+    """The instance in ``path`` when it is a file of a problem's direct format (read by that
+    format's importer, all of it inside the caller's clock), else None. ``problem`` insists on one:
+    a direct file of another problem is an :class:`InvalidInstanceError` naming both."""
+    found = direct_format(path)
+    if found is None:
+        return None
+    prob, fmt = found
+    if problem is not None and problem != prob.name:
+        raise InvalidInstanceError(problem, "(file)", f"{path} is in the {fmt!r} format of {prob.name!r}, not a "
+                                   f"{problem} instance")
+    return prob.importers[fmt](path)
+
+
+def not_an_instance(path, problem: str) -> InvalidInstanceError:
+    """The error for a JSON file that is neither an optsched instance (no ``format_version``) nor a
+    file of a format read directly, naming the file and the formats that are."""
+    direct = sorted({fmt for prob in _PROBLEMS.values() if prob.name == problem or problem == "instance"
+                     for fmt in prob.direct_formats})
+    also = f" nor a file of a format read directly ({', '.join(direct)})" if direct else ""
+    return InvalidInstanceError(problem, "format_version", f"missing: {path} is not an optsched instance{also}")

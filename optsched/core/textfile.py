@@ -24,7 +24,7 @@ from pathlib import Path
 
 from optsched.core.errors import InvalidInstanceError
 
-__all__ = ["read_bytes", "read_text", "read_raw", "MAX_STREAM_BYTES"]
+__all__ = ["read_bytes", "read_text", "read_raw", "read_head", "MAX_STREAM_BYTES", "HEAD_BYTES"]
 
 #: the most a pipe (``<(zcat f)``, ``/dev/stdin``) may hold: beyond it the input is refused, never
 #: read until memory runs out (a regular file's size is known before it is read)
@@ -59,6 +59,42 @@ def read_raw(path: str | Path, problem: str, field: str = "(file)") -> bytes:
     return raw
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+#: how much of a file's start :func:`read_head` gives (after gunzipping)
+HEAD_BYTES = 4096
+
+
+def read_head(path: str | Path, size: int = HEAD_BYTES) -> bytes:
+    """The first ``size`` bytes of a regular file's content, gunzipped when it starts with the gzip
+    magic number, without a UTF-8 BOM: what a format's content sniffer looks at. Never an error:
+    a file that cannot be read (or a pipe, a device, a folder, a broken gzip stream) gives the
+    bytes read so far, possibly none; the reader that then takes the file names what is wrong.
+
+    >>> import tempfile, os, gzip
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.gz")
+    >>> with gzip.open(p, "wb") as f:
+    ...     _ = f.write(b'\\xef\\xbb\\xbf{"a": 1}')
+    >>> read_head(p), read_head("/dev/zero"), read_head("/no/such/file")
+    (b'{"a": 1}', b'', b'')
+    """
+    head = b""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return b""
+        with open(path, "rb") as fh:
+            head = fh.read(size)
+            if head[:2] == _GZIP_MAGIC:
+                fh.seek(0)
+                head = b""
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    while len(head) < size + 3:
+                        piece = gz.read(size + 3 - len(head))
+                        if not piece:
+                            break
+                        head += piece
+    except (OSError, EOFError, zlib.error):
+        pass
+    return head.removeprefix(b"\xef\xbb\xbf")[:size]
 
 
 def read_bytes(path: str | Path, problem: str, field: str = "(file)") -> bytes:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ from optsched.core.rng import make_rng
 
 from .instance import IntraOpInstance, solution_vector
 
-__all__ = ["generate", "PRESETS", "tiny_instances", "load_iopddl", "parse_iopddl", "export_iopddl_solution",
+__all__ = ["generate", "PRESETS", "tiny_instances", "load_iopddl", "detect_iopddl", "parse_iopddl", "export_iopddl_solution",
            "write_iopddl_solution", "sbp_instance", "transformer_ops", "operator_graph_ops", "Op",
            "transfer_cost", "SENTINEL"]
 
@@ -213,6 +214,24 @@ def load_iopddl(path, index: int | None = None, *, fast: bool = True) -> IntraOp
         raise _bad("(file)", f"{path.name}: JSON nested too deeply") from None
     del text
     return parse_iopddl(doc, name)
+
+
+#: the start of an IOPDDL contest file: an object whose first key is ``problem``, holding an object
+#: (an optsched file starts with ``format_version``, and its ``problem`` is a name, not an object)
+_IOPDDL_HEAD = re.compile(rb'\A\s*\{\s*"problem"\s*:\s*\{')
+
+
+def detect_iopddl(head: bytes) -> bool:
+    """Whether a file's first bytes (gunzipped, without BOM) are those of an IOPDDL contest file, so
+    that ``optsched solve intra-op FILE.json.gz`` reads it directly (the problem's
+    ``direct_formats``) [ours].
+
+    >>> detect_iopddl(b'{"problem":{"edges":{"costs":[[0]'), detect_iopddl(b'{\\n  "problem": {\\n')
+    (True, True)
+    >>> detect_iopddl(b'{"format_version": 1, "problem": "intra-op", "num_strategies": [2]')
+    False
+    """
+    return _IOPDDL_HEAD.match(head) is not None
 
 
 def export_iopddl_solution(instance: IntraOpInstance, solution) -> str:

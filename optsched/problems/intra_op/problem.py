@@ -7,6 +7,7 @@ from optsched.core.registry import Option, Problem, register_problem
 
 from .generate import (
     PRESETS,
+    detect_iopddl,
     export_iopddl_solution,
     generate,
     load_iopddl,
@@ -37,6 +38,7 @@ PROBLEM = register_problem(Problem(
         "memory_ratio": Option(float, 1.1, "memory limit / peak of the least-memory plan", bounds=Interval(0, 1000, closed="right")),
     },
     importers={"iopddl": load_iopddl},
+    direct_formats={"iopddl": detect_iopddl},   # solve/check/export read a contest file as it is
     solution_exporters={"iopddl": export_iopddl_solution},
     build_model=build_model,
     default_method="anytime",
