@@ -21,8 +21,8 @@ def cmd_solve(args) -> int:
 
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
-XX
-    check_name(prob.name, "backend", args.backend)
+    check_name(prob.name, "--method", args.method)     # --method '' is an error, not the default
+    check_name(prob.name, "--backend", args.backend)
     inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
     meth = prob.get_method(args.method)
     options = _method_options(args.option or [], meth, prob.name)
