@@ -111,7 +111,7 @@ def effective_bounds(opt) -> "Interval | None":
 
     >>> from optsched.core.registry import Option
     >>> str(effective_bounds(Option(int, 3, "rounds")))
-    '[0, 9007199254740992]'
+    '[0, 9.0072e+15]'
     >>> str(effective_bounds(Option(float, -1.0, "offset")))
     '[-1e+50, 1e+50]'
     """
