@@ -132,12 +132,15 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
             whole = np.isfinite(raw) & (raw == np.round(raw))
             bad = np.flatnonzero(~whole)
             if bad.size:
-                raise InvalidInstanceError(problem, f"{name}[{bad[0]}]", "must be an integer", float(raw[bad[0]]))
+                i = int(bad[0])
+                raise InvalidInstanceError(problem, f"{name}[{i}]", "must be an integer",
+                                           value[i] if isinstance(value, (list, tuple)) else raw[i].item())
         if raw.max() > MAX_INTEGER or raw.min() < -MAX_INTEGER:   # no temporary array unless one is out
             big = np.flatnonzero((raw > MAX_INTEGER) | (raw < -MAX_INTEGER))
-            got = raw[big[0]]
-            raise InvalidInstanceError(problem, f"{name}[{big[0]}]", f"magnitude must be at most 2^53 = {MAX_INTEGER}",
-                                       float(got) if raw.dtype.kind == "f" else int(got))
+            i = int(big[0])
+            # the value as given (a list mixing 2^64 - 1 with small ints is a float array to numpy)
+            got = value[i] if isinstance(value, (list, tuple)) else raw[i].item()
+            raise InvalidInstanceError(problem, f"{name}[{i}]", f"magnitude must be at most 2^53 = {MAX_INTEGER}", got)
     arr = np.array(raw, dtype=dtype, copy=True)
     arr.setflags(write=False)
     _HELD[id(arr)] = arr
