@@ -113,11 +113,34 @@ SHARED_MUTATIONS = [
       "elif not (gap == expected or abs(gap - expected) <= GAP_TOLERANCE * max(1.0, expected)):", "elif False:",
       "a gap that is not |objective - bound| / |objective| is accepted"),
     M("params-nan", None, "error-path", "optsched/core/params.py",
-      "        if not math.isfinite(value):\n            raise", "        if False:\n            raise",
-      "NaN and infinities accepted for float generator options"),
+      "    if not math.isfinite(out):\n        raise", "    if False:\n        raise",
+      "NaN and infinities accepted for float options and settings"),
     M("params-interval", None, "error-path", "optsched/core/params.py",
-      "if opt.bounds is not None and not opt.bounds.contains(value):", "if False:",
+      "if bounds is not None and not bounds.contains(value):", "if False:",
       "declared intervals not checked"),
+    M("params-open-end", None, "error-path", "optsched/core/params.py",
+      'hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high',
+      "hi_ok = value <= self.high",
+      "an interval open at its upper end accepts that end"),
+    M("params-list-first-item", None, "error-path", "optsched/core/params.py",
+      "for i, item in enumerate(value):", "for i, item in enumerate(value[:1]):",
+      "a list option checked on its first item only"),
+    M("params-overflow", None, "error-path", "optsched/core/params.py",
+      "    except OverflowError:\n        raise error(", "    except ZeroDivisionError:\n        raise error(",
+      "an integer past the float range escapes as a bare OverflowError (10**400 as a float option or setting)"),
+    M("method-options-inferred", None, "error-path", "optsched/core/registry.py",
+      'check_value(self.problem, f"option {k}", self.options[k], v, infer=True)',
+      'check_value(self.problem, f"option {k}", self.options[k], v, infer=False)',
+      "a method option without declared bounds is not held to the range inferred from its default"),
+    M("method-options-unchecked", None, "error-path", "optsched/core/registry.py",
+      '            v = check_value(self.problem, f"option {k}", self.options[k], v, infer=True)\n', "",
+      "method options are not checked at all (a list for a string, NaN for seconds)"),
+    M("empty-name", None, "error-path", "optsched/core/params.py",
+      "    if not value.strip():", "    if False:",
+      "an empty --method or --backend silently takes the default"),
+    M("json-duplicate-key", None, "error-path", "optsched/core/jsonfile.py",
+      "    if _parsed_keys(data) == len(keys):\n        return\n", "    return\n",
+      "a key given twice in a JSON object: the last value silently wins"),
     M("params-float-for-int", None, "error-path", "optsched/core/params.py",
       "    if want is int:\n        if not _is_int(value):", "    if want is int:\n        if False:",
       "a float where an int is declared accepted"),
@@ -150,7 +173,8 @@ FAST_GLOBS = ("test_checker_constraints*.py", "test_import_handcomputed*.py", "t
 #: whose id names it, while they hold such cases
 STATUS_FILES = ("tests/test_status_honesty.py", "tests/test_bounds_are_bounds.py", "tests/test_guarantee_constants.py")
 #: a shared mutant's fast stage: the shared layers' referee, option and reader tests
-SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py")
+SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py",
+               "tests/test_json_reader.py")
 #: and the core's guard and the portfolio's combination among the status tests (top-level
 #: ``tests/test_status_honesty.py`` or a shared layer's ``tests/<dir>/test_status_honesty.py``)
 SHARED_STATUS_KEYS = ("core_guard", "portfolio", "integral_bound")
