@@ -154,7 +154,9 @@ def _bad_values(opt) -> list:
     if opt.type is int:
         bad += [2.0, True, "3", HUGE, -HUGE]
     elif opt.type is float:
-        bad += [math.nan, math.inf, -math.inf, HUGE, True, "1.5"]
+        bad += [math.nan, -math.inf, HUGE, True, "1.5"]
+        if opt.bounds is None or opt.bounds.infinity is None:   # unless +inf has a declared meaning
+            bad.append(math.inf)
     elif opt.type is bool:
         bad += [0, 1, "true"]
     elif opt.type is str:
@@ -222,3 +224,18 @@ def test_method_options_on_the_command_line_get_the_same_check(tmp_path, capsys,
                  "-o", str(out)]) == 2
     assert f"option {key}" in one_line_error(capsys)
     assert not out.exists()
+
+
+def test_infinity_is_accepted_only_where_its_meaning_is_declared():
+    from optsched.core.params import Interval, check_value
+    from optsched.core.registry import Option
+
+    plain = Option(float, 1.0, "x", bounds=Interval(0, 10))
+    meant = Option(float, 1.0, "x", bounds=Interval(0, 10, infinity="no limit"))
+    with pytest.raises(InvalidOptionError):
+        check_value("p", "x", plain, math.inf)
+    assert check_value("p", "x", meant, math.inf) == math.inf
+    for bad in (-math.inf, math.nan, 11.0):
+        with pytest.raises(InvalidOptionError):
+            check_value("p", "x", meant, bad)
+    assert str(meant.bounds) == "[0, 10] or inf (no limit)"

@@ -42,6 +42,9 @@ class Interval:
     low: float
     high: float
     closed: str = "both"
+    #: what +infinity means when a float option also accepts it (e.g. ``"no branch and bound"``);
+    #: None: infinity is refused like NaN (the ends themselves are always finite)
+    infinity: str | None = None
 
     def __post_init__(self):
         if self.closed not in ("both", "left", "right", "neither"):
@@ -57,7 +60,8 @@ class Interval:
     def __str__(self) -> str:
         left = "[" if self.closed in ("both", "left") else "("
         right = "]" if self.closed in ("both", "right") else ")"
-        return f"{left}{_num(self.low)}, {_num(self.high)}{right}"
+        text = f"{left}{_num(self.low)}, {_num(self.high)}{right}"
+        return text if self.infinity is None else f"{text} or inf ({self.infinity})"
 
 
 def checked_float(problem: str, field: str, value: Any, error: type = InvalidOptionError) -> float:
@@ -156,6 +160,8 @@ def check_value(problem: str, field: str, opt, value: Any, infer: bool = False) 
     elif want is float:
         if not _is_real(value):
             raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}", value)
+        if value == math.inf and opt.bounds is not None and opt.bounds.infinity is not None:
+            return value   # a declared meaning of +inf (Interval.infinity)
         checked_float(problem, field, value)   # NaN, infinities, an int beyond the float range
     elif want is bool:
         if not isinstance(value, bool):

@@ -52,7 +52,8 @@ PROBLEM.method(
         source="ours", proof="optsched/problems/smd/README.md#smd-certified-bound"),
     options={
         "target_gap": Option(float, DEFAULT_TARGET_GAP, "branch and bound until ALG <= (1 + target_gap) * "
-                                                        "certified bound (0: prove OPT; inf: bound only)"),
+                                                        "certified bound (0: prove OPT; inf: bound only)",
+                             bounds=Interval(0, 1e9, infinity="bound only, no branch and bound")),
         "node_rounding": Option(bool, True, "branch and bound: round each node's LP point for a new incumbent"),
         "inner": Option(str, "lagrangian", f"inner MC-MKP step: {', '.join(INNER_METHODS)}"),
         "max_outer": Option(int, 30, "outer (Newton) iterations at most"),
