@@ -34,6 +34,12 @@ def one_line_error(capsys) -> str:
     return err
 
 
+@pytest.mark.parametrize("value", [str(2 ** 31), "1" + "0" * 400, "-1"])
+def test_node_limit_out_of_range_is_an_error(instance_file, capsys, value):
+    assert main(["solve", PROBLEM, instance_file, "--method", EXACT, "--quiet", "--node-limit", value]) == 2
+    assert "--node-limit" in one_line_error(capsys)
+
+
 @pytest.mark.parametrize("value", ["1e6", "1000000", str(MAX_THREADS + 1), "0", "-1", "two"])
 def test_threads_out_of_range_is_an_error(instance_file, capsys, value):
     assert main(["solve", PROBLEM, instance_file, "--method", EXACT, "--quiet", "--threads", value]) == 2
@@ -48,6 +54,7 @@ def test_threads_at_the_bounds_are_accepted(instance_file, capsys):
 @pytest.mark.parametrize("setting,value", [("threads", 10 ** 6), ("threads", 0), ("threads", 2.0), ("threads", True),
                                            ("mip_rel_gap", math.nan), ("mip_rel_gap", -0.1), ("mip_rel_gap", math.inf),
                                            ("node_limit", -1), ("node_limit", 1.5), ("seed", 1.5),
+                                           ("node_limit", 2 ** 31), ("node_limit", 10 ** 400),
                                            ("time_limit", math.inf), ("time_limit", 0), ("time_limit", "5")])
 def test_the_api_refuses_the_same_settings(setting, value):
     inst = optsched.generate(PROBLEM, seed=0, preset="tiny")

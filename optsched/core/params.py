@@ -21,11 +21,14 @@ from typing import Any
 from .errors import InvalidInstanceError, InvalidOptionError
 
 __all__ = ["Interval", "validate_parameters", "check_value", "checked_float", "check_name", "effective_bounds",
-           "MAX_THREADS"]
+           "MAX_THREADS", "MAX_NODE_LIMIT"]
 
 #: the most solver threads a solve may ask for (more is an error, never clamped: HiGHS allocates
 #: per thread, and a million threads ends in ``std::bad_alloc``)
 MAX_THREADS = 256
+#: the largest branch-and-bound node limit (HiGHS stores it in a 32-bit integer and rejects more;
+#: 2^31 - 1 nodes is no limit in practice): more is an error naming ``node_limit``, not a SolverError
+MAX_NODE_LIMIT = 2**31 - 1
 
 
 @dataclass(frozen=True)

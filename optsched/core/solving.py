@@ -20,7 +20,7 @@ import numpy as np
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
 from .clock import MIN_SHARE, Deadline, take_anchor
 from .errors import Infeasible, InvalidInstanceError, InvalidOptionError, NotApplicable, TimeLimitReached
-from .params import MAX_THREADS, check_name, checked_float
+from .params import MAX_NODE_LIMIT, MAX_THREADS, check_name, checked_float
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
 from .gaps import objective_tolerance, relative_gap
@@ -155,8 +155,8 @@ def _check_settings(problem: str, time_limit, seed, threads, mip_rel_gap, node_l
         raise InvalidOptionError(problem, "threads", f"must be an integer in [1, {MAX_THREADS}]", threads)
     if not _is_int(seed):
         raise InvalidOptionError(problem, "seed", "must be an integer", seed)
-    if node_limit is not None and (not _is_int(node_limit) or node_limit < 0):
-        raise InvalidOptionError(problem, "node_limit", "must be an integer >= 0", node_limit)
+    if node_limit is not None and (not _is_int(node_limit) or not 0 <= node_limit <= MAX_NODE_LIMIT):
+        raise InvalidOptionError(problem, "node_limit", f"must be an integer in [0, {MAX_NODE_LIMIT}]", node_limit)
     if isinstance(mip_rel_gap, bool) or not isinstance(mip_rel_gap, (int, float)):
         raise InvalidOptionError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
     if not checked_float(problem, "mip_rel_gap", mip_rel_gap) >= 0:
