@@ -138,6 +138,13 @@ SHARED_MUTATIONS = [
     M("empty-name", None, "error-path", "optsched/core/params.py",
       "    if not value.strip():", "    if False:",
       "an empty --method or --backend silently takes the default"),
+    M("opgraph-color-null", None, "importer", "optsched/workloads/operator_graphs.py",
+      'if "colorClass" in node and (', "if c is not None and (",
+      "an operator graph's colorClass null read as no class"),
+    M("gavel-empty-column", None, "importer", "optsched/workloads/traces.py",
+      "                if not text.strip():\n                    raise _fail(source, number, column",
+      "                if False:\n                    raise _fail(source, number, column",
+      "an empty column of a Gavel trace line accepted"),
     M("json-duplicate-key", None, "error-path", "optsched/core/jsonfile.py",
       "    if _parsed_keys(data) == len(keys):\n        return\n", "    return\n",
       "a key given twice in a JSON object: the last value silently wins"),
@@ -174,7 +181,7 @@ FAST_GLOBS = ("test_checker_constraints*.py", "test_import_handcomputed*.py", "t
 STATUS_FILES = ("tests/test_status_honesty.py", "tests/test_bounds_are_bounds.py", "tests/test_guarantee_constants.py")
 #: a shared mutant's fast stage: the shared layers' referee, option and reader tests
 SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py",
-               "tests/test_json_reader.py")
+               "tests/test_json_reader.py", "tests/test_importer_validation.py")
 #: and the core's guard and the portfolio's combination among the status tests (top-level
 #: ``tests/test_status_honesty.py`` or a shared layer's ``tests/<dir>/test_status_honesty.py``)
 SHARED_STATUS_KEYS = ("core_guard", "portfolio", "integral_bound")

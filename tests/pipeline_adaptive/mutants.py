@@ -13,4 +13,9 @@ MUTATIONS = [
       "    visit(0, 0.0, None)\n",
       "    try:\n        visit(0, 0.0, None)\n    except Exception:\n        pass\n",
       "brute keeps its best sequence at the time limit and still reports optimal"),
+    # -- values the format cannot mean ------------------------------------------------------------
+    M("pa-switch-cost-infinite", "pipeline-adaptive", "error-path", PP + "pipeline_adaptive/instance.py",
+      "self.require(0 <= self.switch_cost < np.inf,", "self.require(0 <= self.switch_cost,",
+      "an infinite switch cost loads (and solve -o then crashes writing the record)"),
 ]
+FAST = ["tests/pipeline_adaptive/test_values.py"]
