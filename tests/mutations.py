@@ -61,7 +61,7 @@ inclusive IOPDDL end, a Gbit/GB slip and the ignored multi-GPU throughput rows.
 The 14 mutations of the one validation path for the API and the command line (an interval's
 open upper end, a list option's later items, 10**400 as a float option or setting, method options
 unchecked or without their inferred range, an empty method or back-end name, a key given twice in
-a JSON object, NaN for a float option; 1e308 in intra-op costs and integer entries, an infinite
+a JSON object, NaN for a float option; 1e308 in a problem's costs and integer entries, an infinite
 switch cost, an operator graph's null colour class, an empty Gavel trace column), run on their own
 (2026-12-02, load about 9 on 2 shared cores): 14 killed, all in the fast stage, each by the test
 written for its intent, score 100%.
