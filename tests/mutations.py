@@ -66,6 +66,14 @@ ratio band's floor and a method with no ratio), run on their own (2026-12-02, lo
 shared cores) with the existing ``referee-gap`` (its snippet changed): 15 killed, all in the fast
 stage (a shared mutant's own tests are named in its ``fast`` field).
 
+The 14 mutations of the one validation path for the API and the command line (an interval's
+open upper end, a list option's later items, 10**400 as a float option or setting, method options
+unchecked or without their inferred range, an empty method or back-end name, a key given twice in
+a JSON object, NaN for a float option; 1e308 in a problem's costs and integer entries, an infinite
+switch cost, an operator graph's null colour class, an empty Gavel trace column), run on their own
+(2026-12-02, load about 9 on 2 shared cores): 14 killed, all in the fast stage, each by the test
+written for its intent, score 100%.
+
 The heuristic-step mutations (category ``step``) double as the demonstration that each
 documented step of a method changes a recorded quality value: disabling the step must make a
 quality test (or another test) fail.
@@ -140,11 +148,41 @@ SHARED_MUTATIONS = [
       "plot draws a malformed solution (a TypeError deep in the drawing code)",
       fast=("tests/plot/test_plot_records.py",)),
     M("params-nan", None, "error-path", "optsched/core/params.py",
-      "        if not math.isfinite(value):\n            raise", "        if False:\n            raise",
-      "NaN and infinities accepted for float generator options"),
+      "    if not math.isfinite(out):\n        raise", "    if False:\n        raise",
+      "NaN and infinities accepted for float options and settings"),
     M("params-interval", None, "error-path", "optsched/core/params.py",
-      "if opt.bounds is not None and not opt.bounds.contains(value):", "if False:",
+      "if bounds is not None and not bounds.contains(value):", "if False:",
       "declared intervals not checked"),
+    M("params-open-end", None, "error-path", "optsched/core/params.py",
+      'hi_ok = value <= self.high if self.closed in ("both", "right") else value < self.high',
+      "hi_ok = value <= self.high",
+      "an interval open at its upper end accepts that end"),
+    M("params-list-first-item", None, "error-path", "optsched/core/params.py",
+      "for i, item in enumerate(value):", "for i, item in enumerate(value[:1]):",
+      "a list option checked on its first item only"),
+    M("params-overflow", None, "error-path", "optsched/core/params.py",
+      "    except OverflowError:\n        raise error(", "    except ZeroDivisionError:\n        raise error(",
+      "an integer past the float range escapes as a bare OverflowError (10**400 as a float option or setting)"),
+    M("method-options-inferred", None, "error-path", "optsched/core/registry.py",
+      'check_value(self.problem, f"option {k}", self.options[k], v, infer=True)',
+      'check_value(self.problem, f"option {k}", self.options[k], v, infer=False)',
+      "a method option without declared bounds is not held to the range inferred from its default"),
+    M("method-options-unchecked", None, "error-path", "optsched/core/registry.py",
+      '            v = check_value(self.problem, f"option {k}", self.options[k], v, infer=True)\n', "",
+      "method options are not checked at all (a list for a string, NaN for seconds)"),
+    M("empty-name", None, "error-path", "optsched/core/params.py",
+      "    if not value.strip():", "    if False:",
+      "an empty --method or --backend silently takes the default"),
+    M("opgraph-color-null", None, "importer", "optsched/workloads/operator_graphs.py",
+      'if "colorClass" in node and (', "if c is not None and (",
+      "an operator graph's colorClass null read as no class"),
+    M("gavel-empty-column", None, "importer", "optsched/workloads/traces.py",
+      "                if not text.strip():\n                    raise _fail(source, number, column",
+      "                if False:\n                    raise _fail(source, number, column",
+      "an empty column of a Gavel trace line accepted"),
+    M("json-duplicate-key", None, "error-path", "optsched/core/jsonfile.py",
+      "    if _parsed_keys(data) == len(keys):\n        return\n", "    return\n",
+      "a key given twice in a JSON object: the last value silently wins"),
     M("params-float-for-int", None, "error-path", "optsched/core/params.py",
       "    if want is int:\n        if not _is_int(value):", "    if want is int:\n        if False:",
       "a float where an int is declared accepted"),
@@ -244,7 +282,8 @@ FAST_GLOBS = ("test_checker_constraints*.py", "test_import_handcomputed*.py", "t
 #: whose id names it, while they hold such cases
 STATUS_FILES = ("tests/test_status_honesty.py", "tests/test_bounds_are_bounds.py", "tests/test_guarantee_constants.py")
 #: a shared mutant's fast stage: the shared layers' referee, option and reader tests
-SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py")
+SHARED_FAST = ("tests/test_check_referee.py", "tests/test_option_ranges.py", "tests/test_generator_params.py",
+               "tests/test_json_reader.py", "tests/test_importer_validation.py")
 #: and the core's guard and the portfolio's combination among the status tests (top-level
 #: ``tests/test_status_honesty.py`` or a shared layer's ``tests/<dir>/test_status_honesty.py``)
 SHARED_STATUS_KEYS = ("core_guard", "portfolio", "integral_bound")

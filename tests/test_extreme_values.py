@@ -121,3 +121,37 @@ def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound, o
     for name, (status, wall, reason) in answers.items():
         assert status != "error", (name, reason)
         assert wall <= HARD_S, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
+
+
+def _numeric_fields(data: dict) -> list[str]:
+    """The top-level fields that hold a number or a flat list of numbers."""
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return [key for key, value in data.items() if key != "format_version"
+            and (number(value) or (isinstance(value, list) and value and all(map(number, value))))]
+
+
+@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+def test_a_number_past_the_largest_magnitude_is_refused_naming_field_and_value(problem):
+    """1e308 in any numeric field (a float field, an integer field, an entry of a list) is a typed
+    error naming the field and the value given: never accepted (sums of such values overflow), never
+    cast to int64 first (which reported -9223372036854775808 with RuntimeWarnings)."""
+    import warnings
+
+    data = _tiny(problem)
+    cls = type(optsched.generate(problem, seed=0, preset="tiny" if "tiny" in optsched.get_problem(problem).presets
+                                 else None))
+    fields = _numeric_fields(data)
+    assert fields, f"{problem}: no numeric field"
+    for field in fields:
+        bad = json.loads(json.dumps(data))
+        if isinstance(bad[field], list):
+            bad[field][0] = 1e308
+        else:
+            bad[field] = 1e308
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # a RuntimeWarning of a cast fails the case
+            with pytest.raises(InvalidInstanceError) as exc:
+                cls.from_json(bad)
+        text = str(exc.value)
+        assert field in text and "1e+308" in text and len(text.splitlines()) == 1, (field, text)

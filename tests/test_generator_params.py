@@ -32,7 +32,9 @@ HANG_GUARD_S = 30
 #: the usual bad values, as Python values and as typed on the command line
 BAD = [(0, "0"), (-1, "-1"), (math.nan, "NaN"), (math.inf, "Infinity"), (-math.inf, "-Infinity"),
        (1e12, "1e12"), (10 ** 12, "1000000000000"), (None, "null"), ("a string", "a-string"), ([1], "[1]"),
-       (2.5, "2.5"), (True, "true")]
+       (2.5, "2.5"), (True, "true"),
+       # an integer past the float range: float() raises OverflowError, which must become the typed error
+       (10 ** 400, "1" + "0" * 400)]
 
 #: a problem with a ``tiny`` preset (the registry's first)
 TINY = next(name for name, prob in optsched.core.registry.problems().items() if "tiny" in prob.presets)
@@ -164,3 +166,46 @@ def test_the_api_refuses_a_non_integer_seed():
     with pytest.raises(InvalidOptionError, match="seed"):
         optsched.generate(TINY, seed=1.5, preset="tiny")
     assert json.loads(optsched.generate(TINY, seed=1, preset="tiny").dumps())["problem"] == TINY
+
+
+#: every declared number interval open at its upper end, as (problem, option, interval)
+OPEN_ABOVE = [(name, key, opt.bounds) for name in PROBLEMS
+              for key, opt in optsched.get_problem(name).generator_options.items()
+              if opt.bounds is not None and opt.bounds.closed in ("left", "neither")]
+#: every list option with declared items, as (problem, option)
+LISTS = [(name, key) for name in PROBLEMS for key, opt in optsched.get_problem(name).generator_options.items()
+         if opt.type is tuple and opt.items is not None]
+
+
+def test_an_interval_open_above_refuses_its_upper_end():
+    for closed in ("left", "neither"):
+        interval = Interval(0, 1, closed=closed)
+        assert not interval.contains(1) and interval.contains(0.5) and not interval.contains(1.5)
+        opt = Option(float, 0.5, "x", bounds=interval)
+        with pytest.raises(InvalidOptionError) as err:
+            check_value("p", "x", opt, 1)
+        assert err.value.field == "x" and err.value.rule == f"must be in {interval}"
+    assert OPEN_ABOVE, "no generator option declares an interval open above (the case below needs one)"
+
+
+@pytest.mark.parametrize("name,key,interval", OPEN_ABOVE, ids=[f"{n}-{k}" for n, k, _ in OPEN_ABOVE])
+def test_a_generator_option_open_above_refuses_its_upper_end(name, key, interval):
+    base = _base(optsched.get_problem(name))
+    with pytest.raises(InvalidOptionError) as err:
+        optsched.generate(name, seed=0, **base, **{key: interval.high})
+    assert err.value.field == key and str(interval) in err.value.rule
+
+
+@pytest.mark.parametrize("name,key", LISTS, ids=[f"{n}-{k}" for n, k in LISTS])
+def test_every_item_of_a_list_option_is_checked_not_only_the_first(name, key):
+    opt = optsched.get_problem(name).generator_options[key]
+    good = opt.items.low if opt.items.closed in ("both", "left") else (opt.items.low + opt.items.high) / 2
+    good = int(good) if opt.item_type is int else float(good)
+    beyond = opt.items.high + 1   # above the interval, whatever its closed ends
+    beyond = int(beyond) if opt.item_type is int else float(beyond)
+    with pytest.raises(InvalidOptionError) as err:
+        check_value(name, key, opt, [good, beyond])
+    assert err.value.field == f"{key}[1]"
+    with pytest.raises(InvalidOptionError) as err:
+        optsched.generate(name, seed=0, **_base(optsched.get_problem(name)), **{key: [good, good, beyond]})
+    assert err.value.field == f"{key}[2]"

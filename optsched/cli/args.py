@@ -8,7 +8,7 @@ import json
 from typing import Sequence
 
 from ..core.errors import InvalidOptionError, did_you_mean
-from ..core.params import check_value
+from ..core.params import check_value, checked_float
 
 
 def _int_at_least(name: str, minimum: int | None, maximum: int | None = None):
@@ -118,7 +118,22 @@ def _coerce(options: dict, schema: dict, problem: str, what: str) -> dict:
         if want is str and not isinstance(value, str):
             value = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
         elif want is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
+            value = checked_float(problem, f"--{key.replace('_', '-')}", value)   # 10**400: an error, not OverflowError
         # the declared type and interval (optsched.core.params), as optsched.generate checks them
         out[key] = check_value(problem, f"--{key.replace('_', '-')}", schema[key], value)
     return out
+
+
+def _method_options(items: Sequence[str], meth, problem: str) -> dict:
+    """``--option NAME=VALUE`` items into the dict ``optsched.solve`` checks
+    (:meth:`~optsched.core.registry.Method.resolve_options`, the API's one check): a value is read
+    as JSON (``8``, ``true``, ``2.5``) or else as text; a string option keeps the text as typed
+    (``--option program=0`` is the string ``"0"``)."""
+    options = {}
+    for item in items:
+        if "=" not in item:
+            raise InvalidOptionError(problem, "--option", "must be NAME=VALUE", item)
+        k, v = item.split("=", 1)
+        decl = meth.options.get(k)
+        options[k] = v if decl is not None and decl.type is str else _parse_value(v)
+    return options

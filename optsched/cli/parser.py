@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.params import MAX_THREADS
-from .args import _int_at_least, _nonnegative_int, _Parser, _positive_number, _positive_seconds
+from ..core.params import MAX_NODE_LIMIT, MAX_THREADS
+from .args import _int_at_least, _Parser, _positive_number, _positive_seconds
 from .helptext import _escape, _metavar, _presets_text, _profile_names, _wrap, imports_text, methods_text, option_help
 
 
@@ -108,7 +108,7 @@ def build_parser(help_for: dict | None = None) -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=_positive_seconds, metavar="SECONDS",
                    help="budget of the whole method call; at the limit the best answer so far is "
                         "reported with status time_limit (default: none)")
-    s.add_argument("--node-limit", type=_nonnegative_int("--node-limit"), metavar="N",
+    s.add_argument("--node-limit", type=_int_at_least("--node-limit", 0, MAX_NODE_LIMIT), metavar="N",
                    help="branch-and-bound node limit of the exact solver (default: none)")
     s.add_argument("--threads", type=_int_at_least("--threads", 1, MAX_THREADS), default=1, metavar="N",
                    help=f"solver threads, 1..{MAX_THREADS} (default: 1)")

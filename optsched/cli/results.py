@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from ..core.errors import InvalidInstanceError, InvalidOptionError
-from .args import _parse_value
+from ..core.params import check_name
+from .args import _method_options
 from .exits import EXIT_INFEASIBLE, EXIT_OK, EXIT_VIOLATION
 from .files import _check_output, _fmt, _load_instance, _load_result, _looks_like_instance, _sync_sidecar, _write
 from .progress import Progress
@@ -19,14 +20,11 @@ def cmd_solve(args) -> int:
 
     prob = optsched.get_problem(args.problem)
     _check_output(args.output, prob.name)
+    check_name(prob.name, "--method", args.method)     # --method '' is an error, not the default
+    check_name(prob.name, "--backend", args.backend)
     inst = _load_instance(prob, args.instance, sidecar=not args.no_sidecar)
     meth = prob.get_method(args.method)
-    options = {}
-    for item in args.option or []:
-        if "=" not in item:
-            raise InvalidOptionError(prob.name, "--option", "must be NAME=VALUE", item)
-        k, v = item.split("=", 1)
-        options[k] = _parse_value(v)
+    options = _method_options(args.option or [], meth, prob.name)
     with Progress(f"{prob.name}/{meth.name}", enabled=not args.quiet) as progress:
         result = optsched.solve(inst, meth.name, backend=args.backend, time_limit=args.time_limit,
                                 seed=args.seed, threads=args.threads, node_limit=args.node_limit,

@@ -20,11 +20,15 @@ from typing import Any
 
 from .errors import InvalidInstanceError, InvalidOptionError
 
-__all__ = ["Interval", "validate_parameters", "check_value", "MAX_THREADS"]
+__all__ = ["Interval", "validate_parameters", "check_value", "checked_float", "check_name", "effective_bounds",
+           "MAX_THREADS", "MAX_NODE_LIMIT"]
 
 #: the most solver threads a solve may ask for (more is an error, never clamped: HiGHS allocates
 #: per thread, and a million threads ends in ``std::bad_alloc``)
 MAX_THREADS = 256
+#: the largest branch-and-bound node limit (HiGHS stores it in a 32-bit integer and rejects more;
+#: 2^31 - 1 nodes is no limit in practice): more is an error naming ``node_limit``, not a SolverError
+MAX_NODE_LIMIT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,9 @@ class Interval:
     low: float
     high: float
     closed: str = "both"
+    #: what +infinity means when a float option also accepts it (e.g. ``"no branch and bound"``);
+    #: None: infinity is refused like NaN (the ends themselves are always finite)
+    infinity: str | None = None
 
     def __post_init__(self):
         if self.closed not in ("both", "left", "right", "neither"):
@@ -56,7 +63,73 @@ class Interval:
     def __str__(self) -> str:
         left = "[" if self.closed in ("both", "left") else "("
         right = "]" if self.closed in ("both", "right") else ")"
-        return f"{left}{_num(self.low)}, {_num(self.high)}{right}"
+        text = f"{left}{_num(self.low)}, {_num(self.high)}{right}"
+        return text if self.infinity is None else f"{text} or inf ({self.infinity})"
+
+
+def checked_float(problem: str, field: str, value: Any, error: type = InvalidOptionError) -> float:
+    """``value`` (an int or a float, never a bool) as a finite float, or ``error`` (an
+    :class:`InvalidOptionError` unless told) naming ``field``: the one guarded conversion of a
+    user's number. An integer beyond the float range (``10**400``: ``float()`` raises
+    ``OverflowError``), NaN and the infinities are refused, never passed on.
+
+    >>> checked_float("demo", "time_limit", 3)
+    3.0
+    >>> checked_float("demo", "time_limit", 10**400)
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidOptionError: demo: field 'time_limit': must be a finite number (an integer too large for a float) (got 1000000000000000000000000000000000000000000000000000000...)
+    """
+    if not _is_real(value):
+        raise error(problem, field, "must be a number", value)
+    try:
+        out = float(value)
+    except OverflowError:
+        raise error(problem, field, "must be a finite number (an integer too large for a float)", value) from None
+    if not math.isfinite(out):
+        raise error(problem, field, "must be a finite number", value)
+    return out
+
+
+def check_name(problem: str, field: str, value: Any) -> str | None:
+    """A name the caller may leave out (``method``, ``backend``): None (the default) or a
+    non-empty string; an empty string is refused, never read as "the default".
+
+    >>> check_name("demo", "backend", "")
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.InvalidOptionError: demo: field 'backend': must be a non-empty name (leave it out for the default) (got '')
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidOptionError(problem, field, "must be a name (a string)", value)
+    if not value.strip():
+        raise InvalidOptionError(problem, field, "must be a non-empty name (leave it out for the default)", value)
+    return value
+
+
+def effective_bounds(opt) -> "Interval | None":
+    """The interval a number option is checked against: the declared ``bounds``; else one
+    inferred from the option's type and default [ours]: a magnitude at most
+    :data:`~optsched.core.values.MAX_MAGNITUDE` (a float) or :data:`~optsched.core.values.MAX_INTEGER`
+    (an int), and non-negative when the default is (counts, seconds, shares, factors). None for
+    other types.
+
+    >>> from optsched.core.registry import Option
+    >>> str(effective_bounds(Option(int, 3, "rounds")))
+    '[0, 9.0072e+15]'
+    >>> str(effective_bounds(Option(float, -1.0, "offset")))
+    '[-1e+50, 1e+50]'
+    """
+    if opt.bounds is not None or opt.type not in (int, float):
+        return opt.bounds
+    from .values import MAX_INTEGER, MAX_MAGNITUDE
+
+    top = MAX_INTEGER if opt.type is int else MAX_MAGNITUDE
+    default = opt.default
+    low = 0 if _is_real(default) and default >= 0 else -top
+    return Interval(low, top)
 
 
 def _num(x: float) -> str:
@@ -71,11 +144,12 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def check_value(problem: str, field: str, opt, value: Any) -> Any:
+def check_value(problem: str, field: str, opt, value: Any, infer: bool = False) -> Any:
     """``value`` checked against the declaration ``opt`` (an :class:`~optsched.core.registry.Option`):
     its type (an int is accepted where a float is declared, never a float where an int is; NaN
     and infinities never), its interval, its choices, and for a ``tuple`` option each item's type
-    and interval. Returns the value as given (an int stays an int where a float is declared, as
+    and interval (with ``infer``, a number option without declared bounds is checked against
+    :func:`effective_bounds`: how method options are checked). Returns the value as given (an int stays an int where a float is declared, as
     Python callers always passed it to the generators), a list as a tuple.
     """
     want = opt.type
@@ -89,8 +163,9 @@ def check_value(problem: str, field: str, opt, value: Any) -> Any:
     elif want is float:
         if not _is_real(value):
             raise InvalidOptionError(problem, field, f"must be {_type_name(opt)}", value)
-        if not math.isfinite(value):
-            raise InvalidOptionError(problem, field, "must be a finite number", value)
+        if value == math.inf and opt.bounds is not None and opt.bounds.infinity is not None:
+            return value   # a declared meaning of +inf (Interval.infinity)
+        checked_float(problem, field, value)   # NaN, infinities, an int beyond the float range
     elif want is bool:
         if not isinstance(value, bool):
             raise InvalidOptionError(problem, field, "must be true or false", value)
@@ -108,8 +183,9 @@ def check_value(problem: str, field: str, opt, value: Any) -> Any:
         value = tuple(value)
     elif not isinstance(value, want):
         raise InvalidOptionError(problem, field, f"must be {want.__name__}", value)
-    if opt.bounds is not None and not opt.bounds.contains(value):
-        raise InvalidOptionError(problem, field, f"must be in {opt.bounds}", value)
+    bounds = effective_bounds(opt) if infer else opt.bounds
+    if bounds is not None and not bounds.contains(value):
+        raise InvalidOptionError(problem, field, f"must be in {bounds}", value)
     allowed = opt.allowed() if want is not bool and hasattr(opt, "allowed") else tuple(opt.choices)
     if allowed and value not in allowed:  # declared choices, or the alternatives the help lists
         raise InvalidOptionError(problem, field, "must be one of " + ", ".join(map(str, allowed)), value)

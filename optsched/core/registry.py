@@ -244,29 +244,29 @@ class Method:
         return self.kind == "bound"
 
     def resolve_options(self, given: dict | None) -> dict:
-        """Defaults overlaid with ``given``; unknown names and wrong types are errors (exit 2)."""
+        """Defaults overlaid with ``given`` (a dict, or None), each value checked against its
+        declaration by :func:`optsched.core.params.check_value`, the check generator options get:
+        its type (an int where a float is declared, never a float where an int is, never a bool
+        for a number), finite, within its interval (declared, else inferred from the default:
+        :func:`optsched.core.params.effective_bounds`), one of its choices (declared, or the
+        alternatives its help lists). Unknown names and every violation are an
+        :class:`~optsched.core.errors.InvalidOptionError` naming ``option NAME`` (exit 2)."""
         from .errors import InvalidOptionError, did_you_mean
+        from .params import check_value
 
+        if given is None:
+            given = {}
+        if not isinstance(given, dict):
+            raise InvalidOptionError(self.problem, "options", f"must be a dict of the options of method "
+                                     f"{self.name!r} (name -> value)", given)
         out = {k: o.default for k, o in self.options.items()}
-        for k, v in (given or {}).items():
-            if k not in self.options:
+        for k, v in given.items():
+            if not isinstance(k, str) or k not in self.options:
                 raise InvalidOptionError(self.problem, f"option {k}", f"unknown option of method "
-                                           f"{self.name!r}{did_you_mean(k, self.options)} "
-                                           f"(known: {', '.join(self.options) or 'none'})")
-            want = self.options[k].type
-            if want is float and isinstance(v, int) and not isinstance(v, bool):
-                v = float(v)
-            if not isinstance(v, want) or (want is int and isinstance(v, bool)):
-                try:
-                    v = want(v) if not isinstance(v, bool) and want in (int, float, str) else v
-                except (TypeError, ValueError):
-                    pass
-                if not isinstance(v, want):
-                    raise InvalidOptionError(self.problem, f"option {k}", f"must be {want.__name__}", v)
-            if self.options[k].choices and v not in self.options[k].choices:
-                raise InvalidOptionError(self.problem, f"option {k}", "must be one of "
-                                           + ", ".join(map(str, self.options[k].choices)), v)
-            out[k] = v
+                                           f"{self.name!r}{did_you_mean(k, self.options) if isinstance(k, str) else ''} "
+                                         f"(known: {', '.join(self.options) or 'none'})")
+            v = check_value(self.problem, f"option {k}", self.options[k], v, infer=True)
+            out[k] = float(v) if self.options[k].type is float else v   # checked: finite, in range
         return out
 
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from .backends import DEFAULT_BACKEND, SolverSettings, get_backend
 from .clock import MIN_SHARE, Deadline, take_anchor
-from .errors import Infeasible, InvalidOptionError, NotApplicable, TimeLimitReached
-from .params import MAX_THREADS
+from .errors import Infeasible, InvalidInstanceError, InvalidOptionError, NotApplicable, TimeLimitReached
+from .params import MAX_NODE_LIMIT, MAX_THREADS, check_name, checked_float
 from .linear import LinearModel, ModelSolution
 from .registry import Method, Outcome, Problem, get_problem
 from .gaps import objective_tolerance, relative_gap
@@ -143,21 +143,42 @@ def _is_int(value) -> bool:
 
 
 def _check_settings(problem: str, time_limit, seed, threads, mip_rel_gap, node_limit) -> None:
-    """The solve's settings, each refused with its name when out of range (never clamped)."""
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
-                                       and time_limit > 0 and math.isfinite(time_limit)):
-        raise InvalidOptionError(problem, "time_limit", "must be a positive number of seconds", time_limit)
+    """The solve's settings, each refused with its name when out of range (never clamped); every
+    number through the guarded conversion (:func:`optsched.core.params.checked_float`: an integer
+    too large for a float is an error naming the setting, not an ``OverflowError``)."""
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+            raise InvalidOptionError(problem, "time_limit", "must be a positive number of seconds", time_limit)
+        if not checked_float(problem, "time_limit", time_limit) > 0:
+            raise InvalidOptionError(problem, "time_limit", "must be a positive number of seconds", time_limit)
     if not _is_int(threads) or not 1 <= threads <= MAX_THREADS:
         raise InvalidOptionError(problem, "threads", f"must be an integer in [1, {MAX_THREADS}]", threads)
     if not _is_int(seed):
         raise InvalidOptionError(problem, "seed", "must be an integer", seed)
-    if node_limit is not None and (not _is_int(node_limit) or node_limit < 0):
-        raise InvalidOptionError(problem, "node_limit", "must be an integer >= 0", node_limit)
-    if not (isinstance(mip_rel_gap, (int, float)) and not isinstance(mip_rel_gap, bool)
-            and 0 <= mip_rel_gap < math.inf):
+    if node_limit is not None and (not _is_int(node_limit) or not 0 <= node_limit <= MAX_NODE_LIMIT):
+        raise InvalidOptionError(problem, "node_limit", f"must be an integer in [0, {MAX_NODE_LIMIT}]", node_limit)
+    if isinstance(mip_rel_gap, bool) or not isinstance(mip_rel_gap, (int, float)):
+        raise InvalidOptionError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
+    if not checked_float(problem, "mip_rel_gap", mip_rel_gap) >= 0:
         # any finite non-negative relative gap is a valid tolerance (HiGHS accepts [0, inf)); a run that
         # stops at a positive one reports gap_limit, never optimal
         raise InvalidOptionError(problem, "mip_rel_gap", "must be a finite number >= 0", mip_rel_gap)
+
+
+def _check_instance(instance: Any) -> Problem:
+    """The problem of ``instance``, which must be an instance object of a registered problem (as
+    ``optsched.generate`` and ``optsched.load_instance`` return them), not its JSON data."""
+    name = getattr(instance, "problem", None)
+    if not isinstance(name, str) or isinstance(instance, dict):
+        hint = (" (JSON data: read it with optsched.load_instance or the instance type's from_json)"
+                if isinstance(instance, dict) else "")
+        raise InvalidInstanceError("instance", "instance", "must be an instance of a registered problem, not "
+                                   f"{type(instance).__name__}{hint}")
+    problem = get_problem(name)
+    if not isinstance(instance, problem.instance_type):
+        raise InvalidInstanceError(name, "instance", f"must be a {problem.instance_type.__name__}, not "
+                                   f"{type(instance).__name__}")
+    return problem
 
 
 def solve(instance: Any, method: str | None = None, *, backend: str | None = None,
@@ -170,7 +191,9 @@ def solve(instance: Any, method: str | None = None, *, backend: str | None = Non
     solver of exact methods; ``seed`` seeds randomized methods and the solver; ``options`` are the
     method's own keyword arguments (see ``optsched methods PROBLEM``).
     """
-    problem = get_problem(instance.problem)
+    problem = _check_instance(instance)
+    check_name(problem.name, "method", method)
+    check_name(problem.name, "backend", backend)
     meth = problem.get_method(method)
     _check_settings(problem.name, time_limit, seed, threads, mip_rel_gap, node_limit)
     opts = meth.resolve_options(options)

@@ -37,6 +37,8 @@ import numpy as np
 
 from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError
+from optsched.core.instance import MAX_MAGNITUDE
+from optsched.core.jsonfile import unique_keys
 
 __all__ = ["InterferenceTable", "load_gavel_interference", "job_features", "InterferenceModel",
            "held_out_error", "GAVEL_THROUGHPUTS"]
@@ -100,6 +102,15 @@ def _parse_key(key: str, source: str) -> tuple[str, int]:
     return name, scale
 
 
+def _not_json(name: str):
+    raise ValueError(f"{name} is not a JSON number (a throughput is finite)")
+
+
+def _throughput(value) -> bool:
+    """Whether ``value`` is a measured throughput: a number (not true/false) in [0, MAX_MAGNITUDE]."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_MAGNITUDE
+
+
 def load_gavel_interference(path: str | Path, accelerator: str = "v100") -> InterferenceTable:
     """Read Gavel's throughput file: the scale-1 job types of ``accelerator`` and their pairs.
 
@@ -109,20 +120,23 @@ def load_gavel_interference(path: str | Path, accelerator: str = "v100") -> Inte
     """
     source = Path(path).name
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(), object_pairs_hook=unique_keys, parse_constant=_not_json)
     except OSError as exc:
         raise InvalidInstanceError("interference", "(file)", f"cannot read {path}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise InvalidInstanceError("interference", "(file)", f"{path} is not valid JSON: {exc.msg}") from None
+    except ValueError as exc:   # a key given twice, NaN or Infinity
+        raise InvalidInstanceError("interference", "(file)", f"{path}: {exc}") from None
     if not isinstance(data, dict) or accelerator not in data or not isinstance(data[accelerator], dict):
         raise InvalidInstanceError("interference", accelerator, f"{source} has no accelerator table {accelerator!r}")
     table = data[accelerator]
     singles, multi = {}, []
     for key, entry in table.items():
         name, scale = _parse_key(key, source)
-        if not isinstance(entry, dict) or not isinstance(entry.get("null"), (int, float)) or not entry["null"] > 0:
+        if not isinstance(entry, dict) or not _throughput(entry.get("null")) or not entry["null"] > 0:
             raise InvalidInstanceError("interference", f"{source} {accelerator} {key} null",
-                                       "isolated throughput must be a number > 0")
+                                       f"isolated throughput must be a number > 0 and at most {MAX_MAGNITUDE:g}",
+                                       entry.get("null") if isinstance(entry, dict) else entry)
         if scale == 1:
             singles[name] = entry
         else:
@@ -142,9 +156,10 @@ def load_gavel_interference(path: str | Path, accelerator: str = "v100") -> Inte
             oname, oscale = _parse_key(other, source)
             if oscale != 1 or oname not in singles:
                 continue
-            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, (int, float)) for v in pair)):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(map(_throughput, pair))):
                 raise InvalidInstanceError("interference", f"{source} {accelerator} {x} / {other}",
-                                           "must be a pair of throughputs")
+                                           f"must be a pair of throughputs (numbers >= 0, at most {MAX_MAGNITUDE:g})",
+                                           pair)
             k = names.index(oname)
             if pair[0] <= 0.0:
                 forbidden[i][k], beta[i][k] = True, 0.0

@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
+from optsched.core.instance import MAX_INTEGER, MAX_MAGNITUDE
+from optsched.core.jsonfile import unique_keys
 from optsched.graphs import Graph
 
 __all__ = ["OperatorGraph", "load_operator_graph", "parse_operator_graph"]
@@ -69,15 +71,25 @@ class OperatorGraph:
 
 
 def _num(obj: dict, key: str, where: str, *, integral: bool = False):
+    """``obj[key]``: a finite number >= 0 of magnitude at most the core's largest
+    (:data:`~optsched.core.instance.MAX_MAGNITUDE`; an integer, also a count or an id, at most
+    :data:`~optsched.core.instance.MAX_INTEGER` = 2^53: beyond it a float no longer holds it exactly,
+    so ``2^53 + 1`` bytes would be read as another number), else an error naming the field."""
     if key not in obj:
         raise InvalidInstanceError(SOURCE, f"{where}.{key}", "is missing")
     v = obj[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise InvalidInstanceError(SOURCE, f"{where}.{key}", "must be a number", v)
+    if isinstance(v, int) and v > MAX_INTEGER:
+        raise InvalidInstanceError(SOURCE, f"{where}.{key}", f"must be at most 2^53 = {MAX_INTEGER} (an integer a "
+                                   "float holds exactly)", v)
     if not np.isfinite(v) or v < 0:
         raise InvalidInstanceError(SOURCE, f"{where}.{key}", "must be finite and >= 0", v)
     if integral and int(v) != v:
         raise InvalidInstanceError(SOURCE, f"{where}.{key}", "must be an integer", v)
+    if v > (MAX_INTEGER if integral else MAX_MAGNITUDE):
+        raise InvalidInstanceError(SOURCE, f"{where}.{key}", f"must be at most "
+                                   f"{'2^53' if integral else f'{MAX_MAGNITUDE:g}'}", v)
     return int(v) if integral else float(v)
 
 
@@ -107,8 +119,10 @@ def parse_operator_graph(doc: dict, name: str = "graph") -> OperatorGraph:
         back.append(bool(node.get("isBackwardNode", False)))
         supp.append(bool(node.get("supportedOnFpga", True)))
         c = node.get("colorClass")
-        if c is not None and (isinstance(c, bool) or not isinstance(c, int)):
-            raise InvalidInstanceError(SOURCE, f"{where}.colorClass", "must be an integer", c)
+        if "colorClass" in node and (isinstance(c, bool) or not isinstance(c, int) or abs(c) > MAX_INTEGER):
+            # null is no colour class: a node without one leaves the key out (never read as absent)
+            raise InvalidInstanceError(SOURCE, f"{where}.colorClass", "must be an integer of magnitude at most "
+                                       "2^53 (leave the key out for no class)", c)
         color.append(c)
     src, dst, nbytes, cost = [], [], [], []
     for k, edge in enumerate(edges):
@@ -147,8 +161,8 @@ def load_operator_graph(path: str | Path) -> OperatorGraph:
     path = Path(path)
     text = read_text(path, SOURCE)  # plain or gzip, whatever the name says
     try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        doc = json.loads(text, object_pairs_hook=unique_keys)
+    except (ValueError, RecursionError) as exc:   # a syntax error or a key given twice
         raise InvalidInstanceError(SOURCE, "(file)", f"{path.name} is not valid JSON: {exc}") from None
     name = path.name.removesuffix(".gz").removesuffix(".json")
     return parse_operator_graph(doc, name)

@@ -392,7 +392,11 @@ def resolve_profile(text: str | Path) -> Path:
     """The file of a profile given as a path or a name of :func:`known_profiles`; a typed error
     naming the known names otherwise (a bare name two folders share must be qualified)."""
     path = Path(text)
-    if path.exists():
+    try:
+        exists = path.exists()
+    except OSError:   # e.g. a name longer than the system allows: no such file, maybe a known name
+        exists = False
+    if exists:
         return path
     known = known_profiles()
     if str(text) in known:

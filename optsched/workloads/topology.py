@@ -422,6 +422,10 @@ def load_topology(path: str | Path) -> DeviceGraph:
 
 def resolve(spec: str, *, seed: int = 0) -> DeviceGraph:
     """A preset name or the path of a JSON user graph."""
-    if spec.endswith(".json") or Path(spec).is_file():
+    try:
+        is_file = Path(spec).is_file()
+    except OSError:   # e.g. a name longer than the system allows: not a file, maybe a preset name
+        is_file = False
+    if spec.endswith(".json") or is_file:
         return load_topology(spec)
     return topology(spec, seed=seed)

@@ -90,6 +90,14 @@ def _integral(source: str, number: int, column: str, text: str, what: str) -> in
     return int(value)
 
 
+#: the columns of a Gavel trace line, by their count (the names its errors use)
+_GAVEL_COLUMNS = {
+    7: ("job_type", "command", "num_steps_arg", "needs_data", "total_steps", "arrival", "scale_factor"),
+    10: ("job_type", "command", "working_directory", "num_steps_arg", "needs_data", "total_steps", "scale_factor",
+         "priority_weight", "SLO", "arrival"),
+}
+
+
 def load_gavel_trace(path: str | Path) -> list[TraceJob]:
     """Every job of a Gavel ``.trace`` file, in file order (arrivals need not be sorted)."""
     source = Path(path).name
@@ -98,6 +106,11 @@ def load_gavel_trace(path: str | Path) -> list[TraceJob]:
         if not raw.strip():
             continue
         cols = raw.rstrip().split("\t")  # trailing blanks or tabs after the last column
+        names = _GAVEL_COLUMNS.get(len(cols))
+        if names is not None:
+            for column, text in zip(names, cols):   # an empty column is an error, never a default
+                if not text.strip():
+                    raise _fail(source, number, column, "must not be empty")
         if len(cols) == 7:  # scheduler/traces/msr/*: no working directory, priority or SLO
             job_type, command, flag, needs, steps, arrival, scale = cols
         elif len(cols) == 10:  # Gavel's parse_trace (scheduler/utils.py) [code]

@@ -129,7 +129,15 @@ MUTATIONS = [
       "    integral = all_integral(inst.cost) and all_integral(inst.edge_cost) ",
       "    integral = True ",
       "anytime closes its gap within 1 whatever the costs (fractional costs taken as integral)"),
+    # -- values the format cannot mean ------------------------------------------------------------
+    M("intra-cost-magnitude", "intra-op", "error-path", PP + "intra_op/instance.py",
+      "bad = np.flatnonzero(~(seg <= MAX_MAGNITUDE) | (seg < 0))", "bad = np.flatnonzero(~np.isfinite(seg) | (seg < 0))",
+      "costs and usages of 1e308 accepted (a plan's sums overflow)"),
+    M("intra-int-cast-first", "intra-op", "error-path", PP + "intra_op/instance.py",
+      "        if raw.max() > MAX_INTEGER or raw.min() < -MAX_INTEGER:", "        if False:",
+      "an integer entry of 1e308 cast to int64 first (reported as -9223372036854775808)"),
 ]
 FAST = ["tests/intra_op/test_contest_file_direct.py", "tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
         "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py",
-        "tests/intra_op/test_intra_op.py::test_fractional_costs_are_not_solved_as_integral"]
+        "tests/intra_op/test_intra_op.py::test_fractional_costs_are_not_solved_as_integral",
+        "tests/intra_op/test_values.py"]

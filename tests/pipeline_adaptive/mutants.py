@@ -18,6 +18,11 @@ MUTATIONS = [
       "        ended = min(int(now // trace.period), trace.bandwidth.shape[0])",
       "        ended = min(int(now // trace.period) + 1, trace.bandwidth.shape[0])",
       "the past-only adaptive policy sees the bandwidth of the period its iteration starts in"),
+    # -- values the format cannot mean ------------------------------------------------------------
+    M("pa-switch-cost-infinite", "pipeline-adaptive", "error-path", PP + "pipeline_adaptive/instance.py",
+      "self.require(0 <= self.switch_cost < np.inf,", "self.require(0 <= self.switch_cost,",
+      "an infinite switch cost loads (and solve -o then crashes writing the record)"),
 ]
-FAST = ["tests/pipeline_adaptive/test_adagrouper.py::test_adaptive_policy_does_not_see_the_current_period"]
+FAST = ["tests/pipeline_adaptive/test_adagrouper.py::test_adaptive_policy_does_not_see_the_current_period",
+        "tests/pipeline_adaptive/test_values.py"]
 

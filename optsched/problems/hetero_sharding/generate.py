@@ -23,6 +23,7 @@ import numpy as np
 from optsched.core.data import data_file
 from optsched.core import portable
 from optsched.core.errors import InvalidInstanceError, InvalidOptionError
+from optsched.core.instance import MAX_MAGNITUDE
 from optsched.core.rng import make_rng
 from optsched.workloads.operator_graphs import load_operator_graph
 
@@ -62,7 +63,9 @@ def gavel_device_flops(types, job: str = "Transformer (batch size 64)", referenc
         if t not in doc or not isinstance(doc[t], dict):
             raise InvalidOptionError(P, "devices", f"unknown GPU type (Gavel lists {sorted(doc)})", t)
         entry = doc[t].get(key)
-        if not isinstance(entry, dict) or not isinstance(entry.get("null"), (int, float)) or entry["null"] <= 0:
+        value = entry.get("null") if isinstance(entry, dict) else None
+        # a measured throughput: a finite number > 0 (not true/false, NaN or Infinity)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_MAGNITUDE:
             jobs = sorted(ast.literal_eval(k)[0] for k in doc[t] if k.startswith("("))
             raise InvalidInstanceError(P, "job", f"no positive isolated throughput for {t} (known: {jobs[:5]}...)", job)
         return float(entry["null"])
@@ -74,9 +77,9 @@ def parse_devices(spec: str) -> list[str]:
     """``"v100:2,k80:2"`` -> ``["v100", "v100", "k80", "k80"]``."""
     out = []
     for part in spec.split(","):
-        name, _, count = part.strip().partition(":")
+        name, colon, count = part.strip().partition(":")
         try:
-            k = int(count or 1)
+            k = int(count if colon else 1)   # "v100:" (an empty count) is an error, not 1
         except ValueError:
             raise InvalidOptionError(P, "devices", "must look like 'v100:2,k80:2'", spec) from None
         if not name or k < 1:

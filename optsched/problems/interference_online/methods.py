@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option
 
 from . import algorithms
@@ -16,10 +17,13 @@ PROBLEM.method("least-interference", kind="online", fidelity="ours",
 PROBLEM.method("milp-per-event", kind="online", fidelity="ours", uses_backend=True,
                summary="rolling snapshot MILP on the first waiting jobs; falls back to least-interference "
                        "(logged) when its time budget is spent",
-               options={"window": Option(int, 6, "waiting jobs per snapshot MILP"),
-                        "solve_time_limit": Option(float, 2.0, "seconds per MILP solve"),
-                        "time_budget": Option(float, 60.0, "total MILP seconds before falling back for good"),
-                        "defer_factor": Option(float, 2.0, "deferral cost = factor x the largest isolated run time"),
+               options={"window": Option(int, 6, "waiting jobs per snapshot MILP", bounds=Interval(1, 10_000)),
+                        "solve_time_limit": Option(float, 2.0, "seconds per MILP solve",
+                                                   bounds=Interval(0, 1e6, closed="right")),
+                        "time_budget": Option(float, 60.0, "total MILP seconds before falling back for good",
+                                              bounds=Interval(0, 1e9)),
+                        "defer_factor": Option(float, 2.0, "deferral cost = factor x the largest isolated run time",
+                                               bounds=Interval(0, 1e6)),
                         "max_solves": Option(int, 0, "deterministic budget: MILP solves before falling back for "
                                                      "good (0: no limit)")},
                )(algorithms.milp_per_event)

@@ -437,7 +437,14 @@ def _parse_mesh(mesh: str) -> tuple[int, ...]:
         raise InvalidOptionError(PROBLEM, "mesh", "must be P or P1xP2 (devices per mesh axis)", mesh) from None
     if not 1 <= len(dims) <= 2 or any(d < 2 for d in dims):
         raise InvalidOptionError(PROBLEM, "mesh", "must have one or two axes of >= 2 devices (OneFlow supports at most 2)", mesh)
+    if any(d > MAX_MESH_AXIS for d in dims):   # 10**400 devices: costs divided by it overflow
+        raise InvalidOptionError(PROBLEM, "mesh", f"must have at most {MAX_MESH_AXIS} devices per axis", mesh)
     return dims
+
+
+#: the most devices per mesh axis [ours]: far beyond any cluster (OneFlow's meshes have a few
+#: dozen), small enough that split costs and memories stay ordinary floats
+MAX_MESH_AXIS = 1 << 20
 
 
 # -- random graphs (tests) ---------------------------------------------------------------------------
@@ -548,11 +555,15 @@ def generate(seed: int = 0, *, preset: str | None = None, graph: str = "transfor
                             name=f"transformer-L{layers}-h{hidden}-N{tokens}-mesh{meshname}",
                             provenance="optsched intra-op transformer-block SBP generator")
     path = Path(graph)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:   # e.g. a name longer than the system allows: no file of that name
+        is_file = False
+    if not is_file:
         from optsched.core.data import DataUnavailable, data_file
         try:
             path = data_file(graph)
-        except DataUnavailable as exc:
+        except (DataUnavailable, OSError) as exc:
             raise InvalidOptionError(PROBLEM, "graph", f"neither a graph kind (tiny, transformer, random-sp, random) nor a file: {exc}",
                        graph) from None
     stem = path.name.removesuffix(".json")

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from optsched.core.errors import InvalidInstanceError
-from optsched.core.instance import Instance
+from optsched.core.instance import MAX_INTEGER, MAX_MAGNITUDE, Instance
 from optsched.core.registry import CheckReport
 
 __all__ = ["IntraOpInstance", "check", "plan_cost", "peak_usage", "usage_profile", "FORBIDDEN",
@@ -121,11 +121,29 @@ def _as_array(problem: str, name: str, value, dtype) -> np.ndarray:
         raise InvalidInstanceError(problem, name, f"must be a flat list of numbers ({exc})") from None
     if raw.ndim != 1:
         raise InvalidInstanceError(problem, name, "must be a flat list of numbers", f"shape {raw.shape}")
+    if raw.size and raw.dtype.kind == "O" and all(isinstance(x, int) and not isinstance(x, bool) for x in raw):
+        bad = next((i for i, x in enumerate(raw) if abs(x) > MAX_INTEGER), 0)  # past int64: numpy keeps objects
+        raise InvalidInstanceError(problem, f"{name}[{bad}]", f"magnitude must be at most 2^53 = {MAX_INTEGER}",
+                                   int(raw[bad]))
     if raw.size and raw.dtype.kind not in "iuf":
         raise InvalidInstanceError(problem, name, "must hold numbers", str(raw.dtype))
-    if dtype is np.int64 and raw.dtype.kind == "f":
-        if not np.all(np.isfinite(raw) & (raw == np.round(raw))):
-            raise InvalidInstanceError(problem, name, "must hold integers")
+    if dtype is np.int64 and raw.size:
+        # [ours] an integer field holds integers of magnitude at most 2^53 (the core's MAX_INTEGER):
+        # a float such as 1e308 or an unsigned 2^64 - 1 would wrap in the int64 cast; the error
+        # names the first such entry with the value given, before any cast
+        if raw.dtype.kind == "f":
+            whole = np.isfinite(raw) & (raw == np.round(raw))
+            bad = np.flatnonzero(~whole)
+            if bad.size:
+                i = int(bad[0])
+                raise InvalidInstanceError(problem, f"{name}[{i}]", "must be an integer",
+                                           value[i] if isinstance(value, (list, tuple)) else raw[i].item())
+        if raw.max() > MAX_INTEGER or raw.min() < -MAX_INTEGER:   # no temporary array unless one is out
+            big = np.flatnonzero((raw > MAX_INTEGER) | (raw < -MAX_INTEGER))
+            i = int(big[0])
+            # the value as given (a list mixing 2^64 - 1 with small ints is a float array to numpy)
+            got = value[i] if isinstance(value, (list, tuple)) else raw[i].item()
+            raise InvalidInstanceError(problem, f"{name}[{i}]", f"magnitude must be at most 2^53 = {MAX_INTEGER}", got)
     arr = np.array(raw, dtype=dtype, copy=True)
     arr.setflags(write=False)
     _HELD[id(arr)] = arr
@@ -138,10 +156,12 @@ _CHUNK = 1 << 22
 
 
 def _first_negative_or_nonfinite(arr: np.ndarray) -> int | None:
-    """The first index whose value is negative, NaN or infinite (None if none), chunk by chunk."""
+    """The first index whose value is negative, NaN, infinite or above the core's largest magnitude
+    :data:`~optsched.core.instance.MAX_MAGNITUDE` (a plan's cost and peak memory are sums of up to
+    millions of such entries: 1e308 each overflows them) (None if none), chunk by chunk."""
     for lo in range(0, arr.size, _CHUNK):
         seg = arr[lo:lo + _CHUNK]
-        bad = np.flatnonzero(~np.isfinite(seg) | (seg < 0))
+        bad = np.flatnonzero(~(seg <= MAX_MAGNITUDE) | (seg < 0))
         if bad.size:
             return lo + int(bad[0])
     return None
@@ -203,7 +223,7 @@ class IntraOpInstance(Instance):
         for name in ("cost", "usage", "edge_cost"):
             arr = getattr(self, name)
             bad = _first_negative_or_nonfinite(arr)
-            self.require(bad is None, f"{name}[{bad or 0}]", "must be >= 0 and finite",
+            self.require(bad is None, f"{name}[{bad or 0}]", f"must be >= 0 and at most {MAX_MAGNITUDE:g}",
                          float(arr[bad]) if bad is not None else None)
         bad = np.flatnonzero((self.start < 0) | (self.end < self.start))
         self.require(bad.size == 0, f"end[{bad[0] if bad.size else 0}]", "intervals need 0 <= start <= end",
@@ -221,8 +241,8 @@ class IntraOpInstance(Instance):
         self.require(len(self.edge_cost) == need, "edge_cost",
                      f"must have sum over edges of k_u * k_v = {need} entries", len(self.edge_cost))
         if self.usage_limit is not None:
-            self.require(math.isfinite(self.usage_limit) and self.usage_limit >= 0, "usage_limit",
-                         "must be >= 0 and finite", self.usage_limit)
+            self.require(0 <= self.usage_limit <= MAX_MAGNITUDE, "usage_limit",
+                         f"must be >= 0 and at most {MAX_MAGNITUDE:g}", self.usage_limit)
         self.require(len(self.labels) in (0, total), "labels", f"must be empty or have {total} entries",
                      len(self.labels))
 
@@ -243,6 +263,8 @@ class IntraOpInstance(Instance):
         limit = data.get("usage_limit")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float))):
             raise InvalidInstanceError(problem, "usage_limit", "must be a number or null", limit)
+        if limit is not None and not -MAX_MAGNITUDE <= limit <= MAX_MAGNITUDE:   # also 10**400: no OverflowError
+            raise InvalidInstanceError(problem, "usage_limit", f"must be >= 0 and at most {MAX_MAGNITUDE:g}", limit)
         kwargs["usage_limit"] = None if limit is None else float(limit)
         labels = data.get("labels", [])
         if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):

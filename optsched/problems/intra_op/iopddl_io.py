@@ -51,6 +51,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from optsched.core.jit import HAVE_NUMBA, njit
+from optsched.core.jsonfile import unique_keys
 
 __all__ = ["read_iopddl_fast", "read_stored_fast", "array_json_chunks", "structure", "BLOCK_BYTES",
            "NotCanonical"]
@@ -168,9 +169,10 @@ def _skeleton(buf: bytes) -> tuple[Any, list[_Cut]]:
     if any(b"\\u0000" in p for p in pieces[::2]):
         raise _Fallback("the text holds the placeholder escape")
     try:
-        data = json.loads(b"".join(pieces).decode("utf-8"))
+        # a key given twice is a ValueError: the generic reader then names it
+        data = json.loads(b"".join(pieces).decode("utf-8"), object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise _Fallback("the skeleton is not JSON") from None
+        raise _Fallback("the skeleton is not JSON (or gives a key twice)") from None
     return data, cuts
 
 

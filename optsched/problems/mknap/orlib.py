@@ -10,6 +10,7 @@ value, not a proven optimum.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from optsched.core.data import sha256_file
@@ -23,7 +24,12 @@ __all__ = ["load_orlib", "count_orlib", "parse_orlib"]
 
 class _Tokens:
     def __init__(self, text: str, source: str):
-        self.items = text.split()
+        self.items: list[str] = []
+        self.lines: list[int] = []     # the 1-based line of each token, for error messages
+        for number, line in enumerate(text.splitlines(), start=1):
+            words = line.split()
+            self.items += words
+            self.lines += [number] * len(words)
         self.pos = 0
         self.source = source
 
@@ -32,13 +38,17 @@ class _Tokens:
             raise InvalidInstanceError("mknap", what, f"{self.source} ends early: expected {count} "
                                        f"number(s), found {len(self.items) - self.pos}")
         out = []
-        for tok in self.items[self.pos:self.pos + count]:
+        for at in range(self.pos, self.pos + count):
+            tok = self.items[at]
+            where = f"{self.source} line {self.lines[at]}"
             try:
                 value = float(tok)
             except ValueError:
-                raise InvalidInstanceError("mknap", what, f"{self.source}: not a number", tok) from None
+                raise InvalidInstanceError("mknap", what, f"{where}: not a number", tok) from None
+            if not math.isfinite(value):   # "nan", "inf": float() reads them, the format has none
+                raise InvalidInstanceError("mknap", what, f"{where}: must be a finite number", tok)
             if integer and value != int(value):
-                raise InvalidInstanceError("mknap", what, f"{self.source}: must be an integer", tok)
+                raise InvalidInstanceError("mknap", what, f"{where}: must be an integer", tok)
             out.append(int(value) if integer else value)
         self.pos += count
         return out

@@ -69,6 +69,10 @@ class PipelineAdaptiveInstance(Instance):
         self.require(1 <= self.global_batch <= 65536, "global_batch", "must be in 1..65536", self.global_batch)
         self.require(self.nominal_bandwidth > 0 and np.isfinite(self.nominal_bandwidth), "nominal_bandwidth",
                      "must be finite and > 0", self.nominal_bandwidth)
+        # [ours] an infinite switch cost or period has no meaning (a total time of inf, a trace
+        # without periods) and cannot be written as JSON: both are finite numbers
+        self.require(0 <= self.switch_cost < np.inf, "switch_cost", "must be finite and >= 0", self.switch_cost)
+        self.require(0 < self.period < np.inf, "period", "must be finite and > 0", self.period)
         self.require(len(self.group_sizes) == len(set(self.group_sizes)), "group_sizes", "must be distinct")
         self.require(self.iterations <= 100_000, "iterations", "must be <= 100000", self.iterations)
         K = len(self.forward_per_sample)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, size_limit
 
 from . import algorithms
@@ -12,7 +13,8 @@ PROBLEM.method("ada-grouper", color="#4477aa", kind="online", fidelity="reconstr
                summary="past-only adaptive kFkB group size with amortized switching (Ada-Grouper's idea)"
                )(algorithms.ada_grouper)
 PROBLEM.method("fixed", kind="baseline", fidelity="ours",
-               options={"group_size": Option(int, 1, "the group size for every iteration (1 = 1F1B)")},
+               options={"group_size": Option(int, 1, "the group size for every iteration (1 = 1F1B)",
+                                                   bounds=Interval(1, 1_000_000))},
                summary="one group size throughout (1F1B by default)")(algorithms.fixed)
 PROBLEM.method("oracle", kind="heuristic", fidelity="ours",
                summary="clairvoyant amortized switching with the true trace (a reference, not proven optimal)"

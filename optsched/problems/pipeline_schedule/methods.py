@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Option, size_limit
 
 from . import algorithms
@@ -18,7 +19,8 @@ PROBLEM.method("1f1b", color="#4477aa", kind="baseline", fidelity="code", applic
 
 PROBLEM.method("kfkb", color="#228833", kind="baseline", fidelity="reconstruction",
                summary="kFkB: 1F1B on groups of group_size microbatches (Ada-Grouper's family)",
-               options={"group_size": Option(int, 2, "microbatches per group (>= 1; 1 is 1F1B)")},
+               options={"group_size": Option(int, 2, "microbatches per group (>= 1; 1 is 1F1B)",
+                                                   bounds=Interval(1, 1_000_000))},
                )(algorithms.kfkb)
 
 PROBLEM.method("list", kind="heuristic", fidelity="ours",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Guarantee, Option
 
 from . import algorithms
@@ -33,7 +34,7 @@ PROBLEM.method(
     "rr", kind="approximation", fidelity="reconstruction", uses_backend=True, randomized=True,
     summary="LP, sample completion slot and mode, scale by kappa and round, repair; best of trials",
     options={"trials": Option(int, 8, "rounding trials (the best repaired schedule is returned)"),
-             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding")},
+             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding", bounds=Interval(1, 1e6))},
     guarantee=Guarantee(
         form="probabilistic", sense="<=", value=lambda inst: algorithms.rounding_factor(inst, 1.0),
         reference="OPT",
@@ -51,7 +52,7 @@ PROBLEM.method(
     summary="rolling-horizon LP rounding on the event simulator, committing one slot at a time",
     options={"window": Option(int, 6, "slots of the rolling LP window"),
              "max_lp_jobs": Option(int, 40, "at most this many jobs (shortest residual first) in the window LP"),
-             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding")},
+             "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding", bounds=Interval(1, 1e6))},
     applicable=online_applicable,
 )(online_rr)
 

@@ -117,6 +117,11 @@ def _job(gpus, servers, type_name, iterations, tau_target_s) -> RarJob:
                   compute_s=float(compute), estimate_slots=1.0, job_type=type_name)
 
 
+#: the largest GPU count a job of ``gpu_choices`` may ask for [ours]: a million GPUs, far beyond any
+#: cluster; 10**400 overflowed the instance's integers
+MAX_GPU_CHOICE = 1_000_000
+
+
 def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpu_choices: str = "2,4", mix: str = "uniform",
              max_job_gpus: int = 32, iterations_low: int = 1000, iterations_high: int = 6000,
              tau_low: float = 0.01, tau_high: float = 0.05, estimate_error: float = 0.0,
@@ -140,6 +145,8 @@ def generate(seed: int, *, jobs: int = 6, servers: int = 3, gpu_choices: str = "
         raise InvalidOptionError("rar-makespan", "gpu_choices", "must be comma-separated integers", gpu_choices) from None
     if not choices or min(choices) < 1:
         raise InvalidOptionError("rar-makespan", "gpu_choices", "must list GPU counts >= 1", gpu_choices)
+    if max(choices) > MAX_GPU_CHOICE:
+        raise InvalidOptionError("rar-makespan", "gpu_choices", f"must list GPU counts <= {MAX_GPU_CHOICE}", gpu_choices)
     if mix not in ("uniform", "mobihoc"):
         raise InvalidOptionError("rar-makespan", "mix", "must be 'uniform' or 'mobihoc'", mix)
     if not 0 <= estimate_error < 1:

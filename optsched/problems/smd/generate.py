@@ -63,8 +63,12 @@ def _load_profiles(source: str) -> list[tuple[str, dict, int]]:
     from optsched.workloads.profiles import load_profile
 
     path = Path(source)
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
-    if not files or not all(f.is_file() for f in files):
+    try:
+        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        readable = bool(files) and all(f.is_file() for f in files)
+    except OSError:   # e.g. a name longer than the system allows
+        readable = False
+    if not readable:
         raise InvalidOptionError("smd", "profiles", "must be 'synthetic', a .json profile or a directory of them",
                                    source)
     out = []

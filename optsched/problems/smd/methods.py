@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from optsched.core.params import Interval
 from optsched.core.registry import Guarantee, Option, size_limit
 
 from . import algorithms, baselines
@@ -51,14 +52,16 @@ PROBLEM.method(
         source="ours", proof="optsched/problems/smd/README.md#smd-certified-bound"),
     options={
         "target_gap": Option(float, DEFAULT_TARGET_GAP, "branch and bound until ALG <= (1 + target_gap) * "
-                                                        "certified bound (0: prove OPT; inf: bound only)"),
+                                                        "certified bound (0: prove OPT; inf: bound only)",
+                             bounds=Interval(0, 1e9, infinity="bound only, no branch and bound")),
         "node_rounding": Option(bool, True, "branch and bound: round each node's LP point for a new incumbent"),
         "inner": Option(str, "lagrangian", f"inner MC-MKP step: {', '.join(INNER_METHODS)}"),
         "max_outer": Option(int, 30, "outer (Newton) iterations at most"),
         "max_inner": Option(int, 60, "subgradient iterations per Lagrangian inner step at most"),
         "inner_tolerance": Option(float, 1e-4, "Lagrangian inner step: stop when its duality gap is at most "
                                                 "this times sum_i |beta_i|"),
-        "damping": Option(float, 1.0, "Newton step in (0, 1]; the line search also tries half and a quarter of it"),
+        "damping": Option(float, 1.0, "Newton step in (0, 1]; the line search also tries half and a quarter of it",
+                          bounds=Interval(0, 1, closed="right")),
         "tolerance": Option(float, 1e-6, "stop when the ratio residual is at most this"),
         "polish": Option(bool, True, "one greedy pass on the true cost over each inner solution"),
     })(smd)
