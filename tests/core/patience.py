@@ -7,8 +7,10 @@ how oversubscribed the CPUs are (:func:`load_factor`), so that a machine running
 work than it has cores still passes, while a test whose event never comes still fails.
 
 A time limit given to a solve is likewise stretched (:func:`patient`) when the test needs the solve
-to reach a point (an incumbent, a root bound) before the limit; what a test asserts about a limit
-is its honesty (``time_limit``, never ``optimal``), not how fast the machine is.
+to reach a point (an incumbent, a root bound) before the limit, and doubled while it has not
+(:func:`growing_limit`): how long that takes depends on the machine, whether the answer at the limit
+carries its point, bound and gap does not. What a test asserts about a limit is its honesty
+(``time_limit``, never ``optimal``) and what the answer carries, not how fast the machine is.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Callable, TypeVar
 
 import pytest
 
-__all__ = ["load_factor", "patient", "wait_until"]
+__all__ = ["load_factor", "patient", "wait_until", "growing_limit"]
 
 T = TypeVar("T")
 
@@ -62,3 +64,18 @@ def wait_until(event: Callable[[], T], what: str, base_s: float = 60.0, poll_s: 
             pytest.fail(f"{what}: not within {waited:.0f} s (guard {base_s:g} s x load factor "
                         f"{load_factor():.1f})")
         time.sleep(poll_s)
+
+
+def growing_limit(solve: Callable[[float], T], reached: Callable[[T], bool], base_s: float,
+                  cap_s: float = 20.0) -> T:
+    """``solve(limit)`` with ``limit = patient(base_s)``, doubled and solved again while
+    ``reached(result)`` is false (the solve stopped at its limit before it had what the test
+    needs, e.g. a first point: a starved process) and the limit is below ``patient(cap_s)``.
+    Returns the last result, for the test's assertions: the test checks every answer's honesty
+    itself (``solve`` may assert), and a solve that never reaches its point still fails there."""
+    limit = patient(base_s)
+    while True:
+        result = solve(limit)
+        if reached(result) or limit >= patient(cap_s):
+            return result
+        limit *= 2
