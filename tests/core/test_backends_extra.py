@@ -110,7 +110,6 @@ def test_exact_models_agree_with_highs_or_are_refused(problem, method, seed, bac
 
 
 # each portfolio solve starts two interpreters (about 1 s): a few here, every case in the slow set
-@pytest.mark.load_sensitive
 @pytest.mark.parametrize("problem,method,seed", exact_cases(PORTFOLIO_PROBLEMS, ("exact",), (0,)))
 def test_portfolio_agrees_with_highs(problem, method, seed):
     verdict, res = agree_or_refuse(problem, method, seed, "portfolio")
@@ -283,7 +282,6 @@ def test_portfolio_first_proof_wins_and_the_loser_is_stopped():
     assert res.stats["portfolio_overhead_s"] >= 0
 
 
-@pytest.mark.load_sensitive
 def test_portfolio_members_and_refusals():
     lp = build_model(optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")).relaxed()
     sol = get_backend("portfolio:highs+cpsat").solve(lp)
