@@ -23,7 +23,18 @@ stop_burners() {
     done
     burners=()
 }
-trap stop_burners EXIT
+pytest_pid=
+finish() {
+    # pytest runs in the background, so that a signal reaches this script at once; stopped early,
+    # its workers (its children) and then pytest itself are ended before the burners
+    if [ -n "$pytest_pid" ] && kill -0 "$pytest_pid" 2>/dev/null; then
+        pkill -TERM -P "$pytest_pid" 2>/dev/null || true
+        kill -TERM "$pytest_pid" 2>/dev/null || true
+        wait "$pytest_pid" 2>/dev/null || true
+    fi
+    stop_burners
+}
+trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -41,7 +52,10 @@ fi
 start=$(date +%s)
 echo "load_run: ${#files[@]} test files; ${BURNERS} CPU-bound processes on $(getconf _NPROCESSORS_ONLN) cores (load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
 status=0
-"$PY" -m pytest -q -rs -n 2 -m "load_sensitive and not slow" "$@" "${files[@]}" || status=$?
+"$PY" -m pytest -q -rs -n 2 -m "load_sensitive and not slow" "$@" "${files[@]}" &
+pytest_pid=$!
+wait "$pytest_pid" || status=$?
+pytest_pid=
 echo "load_run: pytest exit ${status} after $(( $(date +%s) - start )) s (load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
 stop_burners
 exit "$status"

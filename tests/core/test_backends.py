@@ -123,8 +123,9 @@ def test_an_option_highs_rejects_is_an_error(monkeypatch):
         get_backend("highs").solve(lp_model(), settings)
 
 
-@pytest.mark.load_sensitive
-@pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])
+# the load step (tests/core/patience.py) keeps two of the three: each is a minute there
+@pytest.mark.parametrize("backend", [pytest.param("pyomo", marks=pytest.mark.load_sensitive), "cvxpy",
+                                     pytest.param("scipy", marks=pytest.mark.load_sensitive)])
 def test_child_solves_that_finish_within_the_limit_return_their_answer(backend):
     """Under a time limit these back-ends solve in a child process whose stdout carries the
     answer; solver output must not corrupt it. On this instance SciPy's bundled HiGHS prints a
