@@ -35,6 +35,7 @@ UV ?= uv
 
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
+	@echo "make test-load the process, signal and time-limit tests again beside six CPU-bound processes"
 	@echo "make repro     regenerate paper_repro/results (QUICK=1 for the reduced run)"
 	@echo "make bench     run the benchmarks, heavy cases and every property test with fresh seeds"
 	@echo "make instances regenerate instances/ and their reference values"
@@ -71,6 +72,12 @@ $(LEARN_STAMP): requirements-learn.lock pyproject.toml
 
 test: $(STAMP)
 	$(PY) -m pytest -q -rs -n $(TEST_WORKERS) -m "not slow" $(PYTEST_ARGS)
+
+# The tests marked load_sensitive (processes, signals, time limits) again, beside six CPU-bound
+# processes (.ci/load_run.sh; LOAD_BURNERS=n for another count): none may depend on the speed.
+.PHONY: test-load
+test-load: $(STAMP)
+	.ci/load_run.sh $(PYTEST_ARGS)
 
 # The instance-identity and stored-reference tests again with numpy's CPU dispatch narrowed to
 # the baseline code paths (every SIMD feature this CPU has is disabled): same hashes, same figures.

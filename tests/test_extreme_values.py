@@ -20,12 +20,14 @@ import pytest
 import optsched
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.instance import MAX_INTEGER
+from tests.core.patience import patient
 from tests.declared import declared
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME_LIMIT = 2.0
 #: the project's hard bound on a run given TIME_LIMIT: the watchdog's 1.5 x limit + 5 s, plus
-#: 10 s for imports and instance generation on a loaded 2-core machine
+#: 10 s for imports and instance generation; a guard against a method that ignores its limit (a
+#: hang), stretched by the machine's load (tests/core/patience.py), not a measure of speed
 HARD_S = 1.5 * TIME_LIMIT + 5 + 10
 
 
@@ -106,21 +108,22 @@ print(json.dumps(out))
 @pytest.mark.parametrize("problem,field,bound,others", BOUNDS, ids=[f"{p}-{f}" for p, f, _, _ in BOUNDS])
 def test_every_method_keeps_its_time_limit_at_the_bound(problem, field, bound, others):
     data = _tiny(problem)
+    hard_s = patient(HARD_S)
     _set(data, field, bound)
     for other, value in others.items():
         _set(data, other, value)
     methods = len(optsched.get_problem(problem).methods)
     try:
         proc = subprocess.run([sys.executable, "-c", _RUN_ALL, problem, json.dumps(data), str(TIME_LIMIT)],
-                              capture_output=True, text=True, timeout=HARD_S * methods,
+                              capture_output=True, text=True, timeout=hard_s * methods,
                               env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="0"), cwd=ROOT)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"{problem} with {field} = {bound}: the methods did not end within {HARD_S * methods:.0f} s")
+        pytest.fail(f"{problem} with {field} = {bound}: the methods did not end within {hard_s * methods:.0f} s")
     assert proc.returncode == 0, proc.stderr[-2000:]
     answers = json.loads(proc.stdout.strip().splitlines()[-1])
     for name, (status, wall, reason) in answers.items():
         assert status != "error", (name, reason)
-        assert wall <= HARD_S, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
+        assert wall <= hard_s, f"{problem}/{name} took {wall:.1f} s with a {TIME_LIMIT} s limit"
 
 
 def _numeric_fields(data: dict) -> list[str]:
@@ -131,7 +134,7 @@ def _numeric_fields(data: dict) -> list[str]:
             and (number(value) or (isinstance(value, list) and value and all(map(number, value))))]
 
 
-@pytest.mark.parametrize("problem", sorted(optsched.list_problems()))
+@pytest.mark.parametrize("problem", sorted(optsched.core.registry.problems()))
 def test_a_number_past_the_largest_magnitude_is_refused_naming_field_and_value(problem):
     """1e308 in any numeric field (a float field, an integer field, an entry of a list) is a typed
     error naming the field and the value given: never accepted (sums of such values overflow), never

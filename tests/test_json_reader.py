@@ -13,7 +13,7 @@ from optsched.cli import main
 from optsched.core.errors import InvalidInstanceError
 from optsched.core.jsonfile import _parsed_keys, load_json_file
 
-PROBLEMS = sorted(optsched.list_problems())
+PROBLEMS = sorted(optsched.core.registry.problems())
 
 
 def _tiny(problem: str):

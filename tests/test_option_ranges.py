@@ -147,7 +147,7 @@ def test_the_default_method_and_backend_are_taken_when_left_out(instance_file, c
 
 
 #: every declared method option, as (problem, method, option)
-METHOD_OPTIONS = [(p.name, m.name, k) for p in optsched.list_problems().values() for m in p.methods.values()
+METHOD_OPTIONS = [(p.name, m.name, k) for p in optsched.core.registry.problems().values() for m in p.methods.values()
                   for k in m.options]
 
 

@@ -9,6 +9,7 @@ import optsched
 from optsched.core.backends import BACKENDS, SolverSettings, get_backend, write_mps
 from optsched.core.errors import InvalidOptionError, UnknownNameError
 from optsched.core.linear import ModelBuilder
+from tests.core.patience import patient
 from tests.core.picks import MILP_PROBLEM
 
 build_model = optsched.get_problem(MILP_PROBLEM).build_model
@@ -65,16 +66,23 @@ def test_node_limit_is_deterministic_and_never_optimal_unless_proven():
     assert (a.objective, a.bound, a.solution) == (b.objective, b.bound, b.solution)
 
 
+@pytest.mark.load_sensitive
 @pytest.mark.parametrize("backend", ["highs", "scipy"])
 def test_watchdog_stops_a_solve_that_overruns(backend):
     """The watchdog fires before the solver's own limit: in-process cancel (highs) and killing
-    the child process (scipy) both end with time_limit, never optimal."""
+    the child process (scipy) both end with time_limit, never optimal. What stopped the solve is
+    read from the answer, not from the clock: HiGHS reports that it was interrupted (at its own
+    limit it would report kTimeLimit), the child's answer is the watchdog's. The solver's own limit
+    is stretched by the machine's load, so the watchdog (1 s) always comes first."""
     inst = optsched.generate(MILP_PROBLEM, seed=1, preset="hard")
-    settings = SolverSettings(time_limit=60.0, watchdog_factor=0.0, watchdog_grace_s=1.0)
+    settings = SolverSettings(time_limit=patient(60.0), watchdog_factor=0.0, watchdog_grace_s=1.0)
     sol = get_backend(backend).solve(build_model(inst), settings)
     assert sol.status == "time_limit"
     assert "watchdog" in sol.message
-    assert sol.run_time < 30  # far below the solver's own 60 s limit: the watchdog stopped it
+    if backend == "highs":
+        assert sol.message.startswith("kInterrupt"), sol.message  # cancelled, not at its own limit
+    else:
+        assert sol.stats.get("watchdog") is True and sol.x is None, sol  # the child was killed
 
 
 def test_unknown_backend():
@@ -115,12 +123,15 @@ def test_an_option_highs_rejects_is_an_error(monkeypatch):
         get_backend("highs").solve(lp_model(), settings)
 
 
-@pytest.mark.parametrize("backend", ["pyomo", "cvxpy", "scipy"])
+# the load step (tests/core/patience.py) keeps two of the three: each is a minute there
+@pytest.mark.parametrize("backend", [pytest.param("pyomo", marks=pytest.mark.load_sensitive), "cvxpy",
+                                     pytest.param("scipy", marks=pytest.mark.load_sensitive)])
 def test_child_solves_that_finish_within_the_limit_return_their_answer(backend):
     """Under a time limit these back-ends solve in a child process whose stdout carries the
     answer; solver output must not corrupt it. On this instance SciPy's bundled HiGHS prints a
     debug line ("HighsMipSolverData::transformNewIntegerFeasibleSolution ...") to the C-level
-    stdout while it solves."""
+    stdout while it solves. The limit (an hour) only routes the solve through the child: it is
+    far beyond the solve's few seconds, so the answer, optimal, does not depend on the speed."""
     inst = optsched.generate(MILP_PROBLEM, seed=5, items=40, rows=5, tightness=0.25)
-    r = optsched.solve(inst, "milp", backend=backend, time_limit=60.0)
+    r = optsched.solve(inst, "milp", backend=backend, time_limit=3600.0)
     assert r.status == "optimal" and r.objective == optsched.solve(inst, "milp").objective

@@ -27,6 +27,7 @@ from optsched.core.backends.portfolio import PortfolioBackend
 from optsched.core.errors import BackendRefused, InvalidOptionError, UnknownNameError
 from optsched.core.linear import ModelBuilder
 from optsched.core.solving import objective_tolerance
+from tests.core.patience import growing_limit, patient, wait_until
 from tests.core.picks import MILP_PROBLEM
 
 build_model = optsched.get_problem(MILP_PROBLEM).build_model
@@ -223,19 +224,36 @@ def test_node_limit_is_deterministic_feasible_with_bound(backend, hard_model):
     assert hard_model.violation(a.x) <= 1e-6
 
 
+@pytest.mark.load_sensitive
 @pytest.mark.parametrize("backend", ["scip", "cpsat", "portfolio"])
 def test_time_limit_reports_incumbent_bound_and_gap(backend, hard_model):
-    # the portfolio's child member starts a fresh interpreter (about 1 s on a loaded machine)
-    limit = 2.0 if backend == "portfolio" else 1.0
-    sol = get_backend(backend).solve(hard_model, SolverSettings(time_limit=limit))
+    """A solve stopped by its time limit: ``time_limit`` (never ``optimal``: the hard preset is
+    closed by no solver within minutes), with its incumbent, its bound and the gap, stopped by the
+    solver itself, not by the watchdog.
+
+    The solver's first import counts against a limit (``Backend.solve``), so one solve of a tiny
+    model imports it first (and, for the portfolio, starts the warm child member); the limit is
+    stretched by the machine's load (and doubled while the search had no point by then) so that
+    the search has time to find a point: what is checked is the answer at the limit, not the
+    machine's speed."""
+    get_backend(backend).solve(build_model(optsched.generate(MILP_PROBLEM, seed=0, preset="tiny")))
+
+    def solve(limit):
+        sol = get_backend(backend).solve(hard_model, SolverSettings(time_limit=limit))
+        assert sol.status == "time_limit", (sol.status, sol.message)  # never optimal
+        return sol
+
+    # the portfolio's child member starts a fresh interpreter when no warm one is left
+    sol = growing_limit(solve, lambda s: s.objective is not None, 2.0 if backend == "portfolio" else 1.0)
     if backend == "portfolio":
         _check_combination(sol)
-    assert sol.status == "time_limit"
+        assert not [m for m, v in sol.stats["portfolio_members"].items() if "watchdog" in v["message"]], sol.stats
     assert sol.objective is not None and sol.bound is not None and sol.bound >= sol.objective
+    assert sol.gap is not None and sol.gap > 0
     assert sol.bound == math.floor(sol.bound)  # integral objective: the bound is rounded down
     assert hard_model.violation(sol.x) <= 1e-6
-    # the solver stops itself well before the watchdog (1.5 * limit + 5 s)
-    assert sol.run_time < 1.5 * limit + 5
+    # the solver stopped itself at its limit: the watchdog (1.5 * limit + 5 s) did not have to
+    assert "watchdog" not in sol.message, sol.message
 
 
 def _check_combination(sol):
@@ -247,6 +265,7 @@ def _check_combination(sol):
     assert members[sol.stats["portfolio_winner"]]["objective"] == sol.objective
 
 
+@pytest.mark.load_sensitive
 def test_portfolio_first_proof_wins_and_the_loser_is_stopped():
     """An instance HiGHS and SCIP both prove quickly: one wins, the other is either killed or
     answered the same."""
@@ -321,34 +340,68 @@ def test_cli_refusal_is_exit_2_one_line(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def _catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler for ``sig`` (``SigCgt`` in ``/proc/PID/status``)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    except OSError:
+        pass
+    return False
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (or is a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+@pytest.mark.load_sensitive
 def test_ctrl_c_ends_every_new_backend_cleanly(tmp_path):
-    """SIGINT in the middle of a long solve: exit 130 with one line, no traceback, within
-    seconds (not at the 120 s time limit), and the portfolio leaves no child behind."""
+    """SIGINT in the middle of a long solve: exit 130 with one line and no traceback, by the
+    interrupt (the time limit is an hour away), and the portfolio leaves no child behind.
+
+    Each command is interrupted once its signal handling is in place (the package's import holds
+    SIGTERM, like SIGINT, first thing: its handler is the sign) and the portfolio once it has
+    started its child member; the waits are guards scaled by the machine's load, not speeds."""
     path = tmp_path / "hard.json"
     path.write_text(optsched.generate(MILP_PROBLEM, seed=1, items=300, rows=10, tightness=0.5).dumps())
     procs = {}
     for backend in ("scip", "cpsat", "portfolio"):
         procs[backend] = subprocess.Popen(
             [sys.executable, "-m", "optsched.cli", "solve", MILP_PROBLEM, str(path), "--method", "milp",
-             "--backend", backend, "--time-limit", "120"],
+             "--backend", backend, "--time-limit", "3600"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not an inherited SIG_IGN
-    deadline = time.monotonic() + 30
-    while not _children(procs["portfolio"].pid) and time.monotonic() < deadline:
-        time.sleep(0.2)  # the portfolio starts its child member (scip) once its model is built
-    time.sleep(1.5)  # the members import their solvers and start searching
-    children = _children(procs["portfolio"].pid)
-    for p in procs.values():
-        assert p.poll() is None, "the solve ended before the interrupt: the instance is too easy"
-        p.send_signal(signal.SIGINT)
-    for backend, p in procs.items():
-        out, err = p.communicate(timeout=20)
-        err = err.decode()
-        assert p.returncode == 130, (backend, p.returncode, err[-500:])
-        assert "Traceback" not in err and "interrupted" in err, (backend, err[-500:])
-    assert children, "the portfolio had started no member"
-    time.sleep(0.5)
-    assert not [c for c in children if Path(f"/proc/{c}").exists()], "a portfolio member outlived it"
+    try:
+        for backend, p in procs.items():
+            wait_until(lambda: p.poll() is not None or _catches(p.pid, signal.SIGTERM),
+                       f"{backend}: the command line's signal handling in place")
+        # the portfolio starts its child member (scip) once its model is built
+        children = wait_until(lambda: procs["portfolio"].poll() is not None or _children(procs["portfolio"].pid),
+                              "the portfolio's child member started")
+        assert children is not True, "the portfolio ended before starting a member"
+        time.sleep(0.5)  # a moment for the searches to start; the outcome does not depend on it
+        for p in procs.values():
+            assert p.poll() is None, "the solve ended before the interrupt: the instance is too easy"
+            p.send_signal(signal.SIGINT)
+        for backend, p in procs.items():
+            try:
+                out, err = p.communicate(timeout=patient(60.0))  # a guard: the limit is an hour away
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"{backend}: still running after the interrupt")
+            err = err.decode()
+            assert p.returncode == 130, (backend, p.returncode, err[-500:])
+            assert "Traceback" not in err and "interrupted" in err, (backend, err[-500:])
+        wait_until(lambda: all(_gone(c) for c in children), "the portfolio's members ended with it", 20.0)
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
 
 
 def _children(pid: int) -> list[int]:

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from optsched.core.startup import is_cli_process
+from tests.core.patience import patient
 from tests.core.picks import MILP_PROBLEM
+
+pytestmark = pytest.mark.load_sensitive  # each test starts an interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +26,7 @@ def _default_sigint() -> None:
 
 def _run(code: str, sigint=_default_sigint) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=patient(120.0),
                           preexec_fn=sigint)
 
 
@@ -95,7 +98,7 @@ def test_sigint_during_a_native_import_is_deferred_not_a_crash():
             "    sys.exit(130)\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     codes = [subprocess.run([sys.executable, "-c", code, str(ms / 1000)], env=env, capture_output=True,
-                            timeout=60, preexec_fn=_default_sigint).returncode for ms in range(0, 11)]
+                            timeout=patient(60.0), preexec_fn=_default_sigint).returncode for ms in range(0, 11)]
     # 0: the signal came after; 130: KeyboardInterrupt caught; -SIGINT: caught too, but CPython
     # (3.11, ``-c``) ends a process whose KeyboardInterrupt passed through exec'd code by SIGINT,
     # which a shell reports as 130 as well. A crash is -SIGSEGV; a failed import exits 1.

@@ -16,9 +16,12 @@ from optsched.problems.intra_op.elimination import eliminate
 from optsched.problems.intra_op.generate import tiny_instances
 from optsched.problems.intra_op.structure import structure
 
-#: small budgets keep these tests fast; without a time limit the method stops on its own
-#: (LNS patience, subgradient iteration cap), so results do not depend on the machine's speed
-FAST = {"budget": 5.0, "random_paths": 20, "regions": 5}
+#: small per-round work keeps these tests fast; without a time limit the method stops on its own
+#: (the MILP's proof, LNS patience, the subgradient iteration cap and stagnation rule), and the
+#: budget (a wall-clock cap when no limit is given) is far beyond that, so that a loaded machine
+#: does not cut a stage short: results do not depend on the machine's speed. ``round_seconds``
+#: keeps the LNS rounds as short as a small budget would make them.
+FAST = {"budget": 600.0, "round_seconds": 0.5, "random_paths": 20, "regions": 5}
 
 
 def _random(seed, nodes=8, strategies=3, ratio=1.05, graph="random"):
@@ -104,8 +107,12 @@ def test_diffusion_raises_the_bound_to_the_memory_free_lp():
     assert trivial < better <= free + 1e-9 * abs(free)
 
 
+@pytest.mark.load_sensitive
 @pytest.mark.parametrize("seed", range(4))
 def test_plan_always_feasible_and_time_limit_never_optimal(seed):
+    """0.05 s is below the method's reserve for what follows it (at least 1 s): its deadline has
+    passed before it starts, at any speed, so only the start plan is made and the run ends at
+    the limit, never ``optimal``."""
     inst = generate(seed, preset="small")
     r = optsched.solve(inst, time_limit=0.05)
     assert r.status != "optimal"
@@ -113,12 +120,16 @@ def test_plan_always_feasible_and_time_limit_never_optimal(seed):
     assert r.bound is None or r.bound <= r.objective
 
 
+@pytest.mark.load_sensitive
 def test_a_time_limit_gives_a_feasible_plan():
     """Under a limit the method answers with a feasible plan and an honest status. How close to
     the limit it stops is measured by ``tests/intra_op/bench_intra_op.py`` (wall / limit), not
-    asserted here."""
+    asserted here. The limit is stretched by the machine's load (tests/core/patience.py): the
+    start plan's repair must fit in it however busy the machine is."""
+    from tests.core.patience import patient
+
     inst = generate(0, preset="transformer-1d")
-    r = optsched.solve(inst, time_limit=2.0, options={"exact": False})
+    r = optsched.solve(inst, time_limit=patient(2.0), options={"exact": False})
     assert r.status in ("time_limit", "feasible", "optimal")
     assert r.solution is not None and check(inst, r.solution).feasible
 

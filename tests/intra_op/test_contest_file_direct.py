@@ -123,7 +123,7 @@ def test_neither_format_is_one_line_naming_the_file(tmp_path, capsys):
 
 
 def test_a_contest_file_is_not_another_problems_instance(contest, capsys):
-    other = next(name for name in optsched.list_problems() if name != "intra-op")
+    other = next(name for name in optsched.core.registry.problems() if name != "intra-op")
     assert main(["solve", other, str(contest[0])]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "c.json.gz" in err and "intra-op" in err

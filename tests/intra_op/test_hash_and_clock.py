@@ -98,6 +98,7 @@ def test_process_start_is_read_from_the_process_age(monkeypatch):
     assert 5000.0 - 3600.0 < t <= 5000.0
 
 
+@pytest.mark.load_sensitive
 def test_an_anchor_counts_the_start_up_and_is_consumed():
     """A budget anchored 3 s back leaves about limit - 3 s; the next solve starts its own budget.
     The method keeps MIN_SHARE of the limit when the anchor ate more."""
@@ -131,6 +132,7 @@ def test_an_anchor_counts_the_start_up_and_is_consumed():
     assert take_anchor() is None
 
 
+@pytest.mark.load_sensitive
 def test_the_command_line_anchors_and_a_library_caller_does_not(tmp_path):
     """``python -m optsched.cli solve`` anchors the budget at the process's start (the method's
     own budget is then less than the limit by the start-up); ``optsched.cli.main`` called inside

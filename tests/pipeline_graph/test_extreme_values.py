@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import optsched
 
-#: the time limit of each solve (seconds): every method must end by then with a status that is not error
-TIME_LIMIT = 2.0
+#: the time limit of each solve (seconds): far beyond a tiny instance's DP, so that the status is the
+#: method's own answer on any machine, not the clock's
+TIME_LIMIT = 3600.0
 
 
 def _tiny(problem: str) -> dict:

@@ -21,5 +21,5 @@ def test_rar_online_utilities_keep_the_exact_models_decidable():
     data["jobs"][0]["utility"]["value"] = 1e15  # the bound: both exact methods still decide
     inst = cls.from_json(data)
     for method in ("milp", "lp"):
-        r = optsched.solve(inst, method, time_limit=30)
+        r = optsched.solve(inst, method, time_limit=3600)  # far beyond a tiny solve: optimal at any speed
         assert r.status == "optimal", (method, r.status, r.reason)

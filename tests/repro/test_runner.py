@@ -16,6 +16,7 @@ import pytest
 import optsched
 from optsched.repro import RunOptions, cell_key, cell_seed, run
 from optsched.repro.runner import artifacts_dir, runs_dir
+from tests.core.patience import patient
 
 from .tiny import read_csv_without_timings, tiny_problem, write_tiny
 
@@ -93,6 +94,7 @@ def test_dask_executor_gives_the_same_rows(local_run, tmp_path):
     assert "dask.distributed, embedded LocalCluster" in (artifacts_dir(out_dask, True) / "index.md").read_text()
 
 
+@pytest.mark.load_sensitive
 def test_sigkill_mid_sweep_then_resume(tmp_path, monkeypatch):
     write_tiny(tmp_path / "paper_repro")
     out = tmp_path / "results"
@@ -104,7 +106,7 @@ def test_sigkill_mid_sweep_then_resume(tmp_path, monkeypatch):
                              "--out", str(out)], cwd=tmp_path, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     db = runs_dir(out) / "K1-quick.sqlite"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + patient(90)  # a guard against a hang, stretched by the load
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             if db.exists():
@@ -222,6 +224,7 @@ def test_repository_scripts_are_discovered():
     assert "T2b" in scripts and scripts["T2b"].experiment is not None
 
 
+@pytest.mark.load_sensitive
 def test_ctrl_c_stops_running_cells_and_keeps_finished_ones(tmp_path):
     write_tiny(tmp_path / "paper_repro")
     out = tmp_path / "results"
@@ -233,7 +236,7 @@ def test_ctrl_c_stops_running_cells_and_keeps_finished_ones(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not an inherited SIG_IGN
     db = runs_dir(out) / "K1-quick.sqlite"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + patient(90)  # a guard against a hang, stretched by the load
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             if db.exists():
@@ -245,7 +248,7 @@ def test_ctrl_c_stops_running_cells_and_keeps_finished_ones(tmp_path):
                     pass
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=patient(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
