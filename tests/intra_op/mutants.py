@@ -94,6 +94,17 @@ MUTATIONS = [
       "            if key in raw:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "            if False:\n                np.copyto(seg, penalty, where=seg >= FORBIDDEN)",
       "the lean elimination leaves the sentinels in the core's untouched edges (no working penalty)"),
+    # -- the clock while the MILP is built, the memory rule (tests/intra_op/test_milp_time_limit.py) ----
+    M("io-milp-clock-one-hot", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    # one-hot rows", "    # one-hot rows", "the MILP's building does not poll before the one-hot rows"),
+    M("io-milp-clock-memory", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    if memory and inst.usage_limit is not None:", "    if memory and inst.usage_limit is not None:",
+      "the MILP's building does not poll before the memory rows"),
+    M("io-milp-clock-build", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    model = b.build()", "    model = b.build()", "the MILP's building does not poll before build"),
+    M("io-milp-memory-rule", "intra-op", "error-path", PP + "intra_op/model.py",
+      "    if have is None or need <= have:", "    if True:", "an intra-op MILP that cannot fit is built anyway"),
 ]
 FAST = ["tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
-        "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py"]
+        "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py",
+        "tests/intra_op/test_milp_time_limit.py"]
