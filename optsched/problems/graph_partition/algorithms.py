@@ -465,18 +465,16 @@ def bgl_vcycles(indptr, indices, data, k: int, node_weights, capacities, rng: np
     in KaFFPa]: each re-coarsens with blocks inside the current parts, starts from the current
     partition at the coarsest level and refines back down (the traffic never increases).
 
-    ``poll(parts)`` (e.g. a method's clock check) is called before every further V-cycle and at
-    every level inside each run with the best partition so far (None during the first run); it
-    stops the run by raising (a method's time limit, with that partition as its incumbent)."""
+    ``poll(parts)`` (e.g. a method's clock check) is called at every level inside each run, at
+    least once per V-cycle, with the best partition so far (None during the first run); it stops
+    the run by raising (a method's time limit, with that partition as its incumbent)."""
     from optsched.graphs.kernels import cut_csr
 
     first = None if poll is None else (lambda: poll(None))
     parts, stats = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, poll=first, **kw)
     history = [float(cut_csr(indptr, indices, data, parts))]
     for _ in range(max(0, vcycles - 1)):
-        if poll is not None:
-            poll(parts)
-        held = parts
+        held = parts  # a V-cycle's run polls at least once (before its coarsest level's start)
         inner = None if poll is None else (lambda: poll(held))
         parts, _st = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, start=parts,
                                     poll=inner, **kw)
