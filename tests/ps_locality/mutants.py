@@ -63,4 +63,9 @@ MUTATIONS = [
     M("imp-ps-bandwidth-bits", "ps-locality", "importer", PP + "ps_locality/trace.py",
       "bandwidth_ex=1250.0 * slot_s", "bandwidth_ex=10000.0 * slot_s",
       "10 Gbit/s read as 10 GB/s between machines"),
+    # -- rr's trials under the clock (tests/ps_locality/test_rr_time_limit.py) ---------------------------
+    M("psl-rr-clock", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "        if ctx.expired():  # the best repaired schedule so far (if any) is the incumbent",
+      "        if False:", "rr's trials ignore the clock"),
 ]
+FAST = ["tests/ps_locality/test_rr_time_limit.py"]
