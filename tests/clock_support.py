@@ -77,3 +77,38 @@ def stops(total: int, count: int = 10, first: int = 0) -> list[int]:
     picks = set(range(first, min(last, first + 3) + 1)) | set(range(max(first, last - 3), last + 1))
     picks |= {first + round(i * (total - 1) / (count - 1)) for i in range(count)}
     return sorted(picks)
+
+
+def cli_wall_over_limit(tmp_path, problem: str, method: str, generator: dict, *, limit: float = 5.0,
+                        options: dict | None = None, seed: int = 0) -> dict:
+    """For the benchmarks (wall time, reported, never asserted): generate an instance of
+    ``problem`` with ``generator`` options, then time the whole command ``optsched solve ...
+    --time-limit limit`` in a fresh interpreter (start-up, imports, reading, hashing, the method,
+    writing, exit). Returns the command's and the method's wall, both over the limit, and the
+    status; ``load`` is the machine's 1-minute load average at the end (2 cores)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    inst = optsched.generate(problem, seed=seed, **generator)
+    path, out = tmp_path / "inst.json", tmp_path / "result.json"
+    inst.save(path)
+    cmd = [sys.executable, "-m", "optsched.cli", "solve", problem, str(path), "--method", method,
+           "--time-limit", str(limit), "--quiet", "-o", str(out)]
+    for name, value in (options or {}).items():
+        cmd += ["--option", f"{name}={json.dumps(value)}"]
+    t = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    info = {"problem": problem, "method": method, "generator": generator, "options": options or {},
+            "limit_s": limit, "exit": done.returncode, "cli_wall_s": round(wall, 2),
+            "cli_wall_over_limit": round(wall / limit, 2), "load": os.getloadavg()[0]}
+    if out.exists():
+        result = json.loads(out.read_text())
+        info.update(status=result["status"], method_wall_s=round(result["wall_s"], 2),
+                    method_wall_over_limit=round(result["wall_s"] / limit, 2))
+    else:
+        info["stderr"] = done.stderr.strip().splitlines()[-1:] if done.stderr else []
+    return info
