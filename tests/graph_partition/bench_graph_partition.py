@@ -22,6 +22,8 @@ import pytest
 
 import optsched
 
+from ..clock_support import cli_wall_over_limit
+
 METHODS = ("metis", "metis-fm", "bgl", "auto", "ldg", "fennel")
 
 
@@ -67,8 +69,6 @@ n, k, method = len(ip) - 1, int(sys.argv[2]), sys.argv[3]
 nw = np.zeros((2, n)); nw[0] = 1; nw[1, train] = 1
 from optsched.graphs import balance_capacities
 from optsched.graphs.kernels import cut_csr, fm_refine_csr, rebalance_csr
-
-from ..clock_support import cli_wall_over_limit
 caps = balance_capacities(nw, k, 0.05)
 cut_csr(np.zeros(2, np.int64), ix[:0], dt[:0], np.zeros(1, np.int64))  # load the compiled kernels first
 def rss():

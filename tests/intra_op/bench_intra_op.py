@@ -21,6 +21,8 @@ import pytest
 
 from tests.conftest import require_data
 
+from ..clock_support import cli_wall_over_limit as _cli_wall_over_limit
+
 pytestmark = pytest.mark.slow
 
 LARGEST = "iopddl/asplos-2025-iopddl-A.json.gz"
@@ -30,8 +32,6 @@ CHILD = """
 import resource, sys, time, json
 import optsched
 from optsched.problems.intra_op import load_iopddl
-
-from ..clock_support import cli_wall_over_limit as _cli_wall_over_limit
 t = time.perf_counter()
 inst = load_iopddl(sys.argv[1])
 load_s = time.perf_counter() - t
