@@ -35,4 +35,4 @@ def test_trials_stop_at_the_clock_with_the_best_schedule_so_far():
 
 def test_a_huge_trial_count_is_refused():
     with pytest.raises(InvalidOptionError, match="option trials"):
-        optsched.solve(_instance(), "rr", options={"trials": 10 ** 400})
+        solve_with_counting_clock(_instance(), "rr", 0, options={"trials": 10 ** 400})
