@@ -5,7 +5,7 @@ from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
 #: its importers' validation, in the cross-format importer test
-FAST = ["tests/test_importer_validation.py"]
+FAST = ["tests/test_importer_validation.py", "tests/graph_partition/test_time_limit.py"]
 MUTATIONS = [
     # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
     M("edge-list-negative-value", "graph-partition", "error-path", "optsched/graphs/io.py",
@@ -48,6 +48,24 @@ MUTATIONS = [
       "            if c < best_cut:\n                best_cut, parts = c, trial",
       "            if True:\n                best_cut, parts = c, trial",
       "bgl keeps its last initial assignment, even a worse one"),
+    # -- the clock inside the loops (tests/graph_partition/test_time_limit.py) -------------------------
+    M("gp-clock-coarsening", "graph-partition", "status", PP + "graph_partition/algorithms.py",
+      "    while len(cur[0]) - 1 > target:\n        if poll is not None:\n            poll()\n",
+      "    while len(cur[0]) - 1 > target:\n", "bgl's coarsening levels ignore the clock"),
+    M("gp-clock-uncoarsening", "graph-partition", "status", PP + "graph_partition/algorithms.py",
+      "    for (fine, blocks) in reversed(levels):\n        if poll is not None:\n            poll()\n",
+      "    for (fine, blocks) in reversed(levels):\n", "bgl's refinement levels ignore the clock"),
+    M("gp-clock-initial-trials", "graph-partition", "status", PP + "graph_partition/algorithms.py",
+      "        for _ in range(initial_trials - 1):\n            if poll is not None:\n                poll()\n",
+      "        for _ in range(initial_trials - 1):\n", "bgl's further initial assignments ignore the clock"),
+    M("gp-clock-assignment", "graph-partition", "status", PP + "graph_partition/algorithms.py",
+      "    if poll is not None:  # before the assignment of the coarsest graph\n        poll()\n", "",
+      "bgl's V-cycles (and assignments) ignore the clock"),
+    M("gp-clock-bgl1-trials", "graph-partition", "status", PP + "graph_partition/methods.py",
+      '        _best_so_far(ctx, instance, best, lambda b: {**b[2], "trial_cuts": list(cuts)})\n', "",
+      "bgl-1level's trials ignore the clock"),
+    M("gp-vcycles-unbounded", "graph-partition", "error-path", PP + "graph_partition/methods.py",
+      "bounds=Interval(1, BGL_MAX_VCYCLES)", "bounds=None", "bgl's vcycles declares no range (10^400 runs)"),
 ]
 FAST += ["tests/graph_partition/test_multilevel.py::test_the_initial_assignment_kept_is_the_lowest_traffic_one",
          "tests/graph_partition/test_multilevel.py::test_metis_fm_first_trial_is_metis_with_the_runs_seed"]

@@ -5,7 +5,7 @@ from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
 #: its importers' validation, in the cross-format importer test
-FAST = ["tests/test_importer_validation.py"]
+FAST = ["tests/test_importer_validation.py", "tests/hetero_sharding/test_time_limit.py"]
 MUTATIONS = [
     # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
     M("hap-ratio-sum-below", "hetero-sharding", "checker", PP + "hetero_sharding/instance.py",
@@ -37,4 +37,16 @@ MUTATIONS = [
     M("imp-hap-bytes-per-element", "hetero-sharding", "importer", PP + "hetero_sharding/generate.py",
       "    params = og.size / bytes_per_element\n", "    params = og.size\n",
       "parameter bytes taken as elements"),
+    # -- the clock while the models are written, the memory rule (tests/hetero_sharding/test_time_limit.py)
+    M("hs-clock-stage-rows", "hetero-sharding", "status", PP + "hetero_sharding/model.py",
+      "        for d in range(n):\n            if poll is not None:\n                poll()\n",
+      "        for d in range(n):\n", "the joint MILP's compute and communication rows ignore the clock"),
+    M("hs-clock-mccormick", "hetero-sharding", "status", PP + "hetero_sharding/model.py",
+      "    for k, (t, o) in enumerate(pairs):\n        if poll is not None:\n            poll()\n",
+      "    for k, (t, o) in enumerate(pairs):\n", "the McCormick rows ignore the clock"),
+    M("hs-clock-ratio-lp", "hetero-sharding", "status", PP + "hetero_sharding/model.py",
+      "    for t, o in enumerate(program):\n        if poll is not None:\n            poll()\n",
+      "    for t, o in enumerate(program):\n", "the ratio LP's rows ignore the clock"),
+    M("hs-memory-rule", "hetero-sharding", "error-path", PP + "hetero_sharding/methods.py",
+      "    if have is None or need <= have:", "    if True:", "a joint MILP that cannot fit is built anyway"),
 ]

@@ -41,4 +41,12 @@ MUTATIONS = [
       'return -(m * (sc[b["chosen"]] - lse)).sum() / jnp.maximum(m.sum(), 1.0) + 0.0 * v.sum()',
       'return (m * (sc[b["chosen"]] - lse)).sum() / jnp.maximum(m.sum(), 1.0) + 0.0 * v.sum()',
       "the MARL imitation phase moves away from the teacher"),
+    # -- the clock at every event (tests/interference_online/test_time_limit.py) ---------------------
+    M("io-online-clock-event", "interference-online", "status", PP + "interference_online/policies.py",
+      "    def _event(self, sim, now):\n        if self.poll is not None:\n            self.poll()\n",
+      "    def _event(self, sim, now):\n", "the policies never poll the clock: a long trace runs past the limit"),
+    M("io-online-clock-after-solve", "interference-online", "status", PP + "interference_online/policies.py",
+      "        if self.poll is not None:  # the solve may have used the method's last seconds\n            self.poll()\n",
+      "", "milp-per-event places the event's jobs after its solve spent the budget"),
 ]
+FAST = ["tests/interference_online/test_time_limit.py"]

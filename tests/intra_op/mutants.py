@@ -136,8 +136,18 @@ MUTATIONS = [
     M("intra-int-cast-first", "intra-op", "error-path", PP + "intra_op/instance.py",
       "        if raw.max() > MAX_INTEGER or raw.min() < -MAX_INTEGER:", "        if False:",
       "an integer entry of 1e308 cast to int64 first (reported as -9223372036854775808)"),
+    # -- the clock while the MILP is built, the memory rule (tests/intra_op/test_milp_time_limit.py) ----
+    M("io-milp-clock-one-hot", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    # one-hot rows", "    # one-hot rows", "the MILP's building does not poll before the one-hot rows"),
+    M("io-milp-clock-memory", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    if memory and inst.usage_limit is not None:", "    if memory and inst.usage_limit is not None:",
+      "the MILP's building does not poll before the memory rows"),
+    M("io-milp-clock-build", "intra-op", "status", PP + "intra_op/model.py",
+      "    step()\n    model = b.build()", "    model = b.build()", "the MILP's building does not poll before build"),
+    M("io-milp-memory-rule", "intra-op", "error-path", PP + "intra_op/model.py",
+      "    if have is None or need <= have:", "    if True:", "an intra-op MILP that cannot fit is built anyway"),
 ]
 FAST = ["tests/intra_op/test_contest_file_direct.py", "tests/intra_op/test_binding_regions.py", "tests/intra_op/test_kernels.py",
         "tests/intra_op/test_core_diffusion.py", "tests/intra_op/test_memory_equivalence.py",
         "tests/intra_op/test_intra_op.py::test_fractional_costs_are_not_solved_as_integral",
-        "tests/intra_op/test_values.py"]
+        "tests/intra_op/test_values.py", "tests/intra_op/test_milp_time_limit.py"]

@@ -41,8 +41,9 @@ MUTATIONS = [
       "order = np.lexsort((np.arange(instance.num_jobs), tau))",
       "order = np.lexsort((np.arange(instance.num_jobs), -tau))", "rr repair: latest sampled completion first"),
     # -- error paths ---------------------------------------------------------------------------------
-    M("rr-trials-validation", "ps-locality", "error-path", PP + "ps_locality/algorithms.py",
-      "if trials < 1:", "if trials < 0:", "rr accepts trials = 0"),
+    M("rr-trials-validation", "ps-locality", "error-path", PP + "ps_locality/methods.py",
+      "bounds=Interval(1, algorithms.RR_MAX_TRIALS)", "bounds=Interval(0, algorithms.RR_MAX_TRIALS)",
+      "rr accepts trials = 0"),
     # -- simulators / objectives ---------------------------------------------------------------------
     M("psl-progress", "ps-locality", "simulator", PP + "ps_locality/instance.py",
       "rate = entries[:, 3] / instance.e_in[i] + entries[:, 5] / instance.e_ex[i]",
@@ -63,4 +64,9 @@ MUTATIONS = [
     M("imp-ps-bandwidth-bits", "ps-locality", "importer", PP + "ps_locality/trace.py",
       "bandwidth_ex=1250.0 * slot_s", "bandwidth_ex=10000.0 * slot_s",
       "10 Gbit/s read as 10 GB/s between machines"),
+    # -- rr's trials under the clock (tests/ps_locality/test_rr_time_limit.py) ---------------------------
+    M("psl-rr-clock", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "        if ctx.expired():  # the best repaired schedule so far (if any) is the incumbent",
+      "        if False:", "rr's trials ignore the clock"),
 ]
+FAST = ["tests/ps_locality/test_rr_time_limit.py"]

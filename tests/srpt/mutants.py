@@ -40,4 +40,12 @@ MUTATIONS = [
     M("imp-srpt-arrivals-unshifted", "srpt", "importer", PP + "srpt/generate.py",
       "jobs = tuple(_job(k, t.arrival_s - start, rec", "jobs = tuple(_job(k, t.arrival_s, rec",
       "the stream's arrivals not shifted to its first job"),
+    # -- the clock at every dispatch (tests/srpt/test_budget.py) ------------------------------------------
+    M("srpt-clock-dispatch", "srpt", "status", PP + "srpt/policies.py",
+      "        if self.poll is not None:\n            self.poll()\n        key = self.key",
+      "        key = self.key", "the policies never poll the clock: a long stream runs past the limit"),
+    M("srpt-clock-after-milp", "srpt", "status", PP + "srpt/policies.py",
+      "            if self.poll is not None:  # the budget is spent: stop here rather than place by the heuristic\n"
+      "                self.poll()\n", "", "a placement MILP without a point is replaced although the budget is spent"),
 ]
+FAST = ["tests/srpt/test_budget.py"]

@@ -151,11 +151,17 @@ def test_work_tolerance_covers_time_rounding_at_large_instants_only():
     assert not bad.feasible and "iterations" in bad.violations[0]
 
 
-def test_milp_placement_degrades_with_a_counted_reason_when_the_budget_is_spent():
+def test_milp_placement_degrades_with_a_counted_reason_when_a_solve_has_no_point(monkeypatch):
+    from optsched.core.solving import SolveContext
+
+    from .test_budget import no_point
+
     inst = generate(0, **STREAMS[0])
-    cut = optsched.solve(inst, "a-srpt", options={"placement": "milp"}, time_limit=1e-6)
+    with monkeypatch.context() as mp:
+        mp.setattr(SolveContext, "solve_model", no_point)
+        cut = optsched.solve(inst, "a-srpt", options={"placement": "milp"})
     assert cut.status == "feasible" and optsched.check(inst, cut).feasible
     assert cut.stats["placement_milp_fallbacks"] > 0
-    assert "time budget was spent" in cut.stats["placement_milp_fallback_reason"]
+    assert "returned no point" in cut.stats["placement_milp_fallback_reason"]
     # the fallback is the heuristic: the same schedule as a-srpt with the greedy + KL placement
     assert cut.solution == optsched.solve(inst, "a-srpt").solution

@@ -298,7 +298,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
                    block_size: int = 2, coarsest: int | None = None, coarsest_per_part: int = 16, refine: bool = True, penalty: bool = True,
                    initial: str = "greedy", patience: int = 200, max_passes: int = 10,
                    seed: int = 0, heavy_edges: bool = False, grow: bool = True, weight_bound: bool = True, stall: float = 0.9,
-                   group_isolated: bool = False, initial_trials: int = 4, start: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+                   group_isolated: bool = False, initial_trials: int = 4, start: np.ndarray | None = None,
+                   poll=None) -> tuple[np.ndarray, dict]:
     """Multi-level BGL partitioner on the CSR arrays of the traffic-weighted graph.
 
     1. **Coarsening** [paper: multi-source BFS blocks; repeated levels ours]: BFS blocks of at
@@ -326,6 +327,10 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
     generated graphs (Chung-Lu and planted-community power-law graphs, seeds 101-102 and
     201-202), never on the evaluation graphs.
 
+    ``poll`` (a callable, e.g. a method's clock check): called before every coarsening level, the
+    assignment, every further initial assignment and every finer level's refinement; it stops the
+    run by raising.
+
     Returns ``(parts, stats)``; ``stats["traffic_by_level"]`` lists the traffic after the
     assignment and after each finer level's refinement (finest last). Memory: the CSR arrays of
     each level (a geometric series when levels shrink) and ``n x k`` floats of FM connectivity.
@@ -345,6 +350,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
     cur = (indptr, indices, data, w)
     held = None if start is None else np.asarray(start, np.int64)  # the start's part of each node of `cur`
     while len(cur[0]) - 1 > target:
+        if poll is not None:
+            poll()
         ip, ix, dt, ww = cur
         bound = dict(node_weight=ww[0], max_weight=max_block) if max_block < np.inf else {}
         if held is None:
@@ -369,6 +376,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
             coarse_held = np.empty(nb, np.int64)
             coarse_held[blocks] = held
             held = coarse_held
+    if poll is not None:  # before the assignment of the coarsest graph
+        poll()
     ip, ix, dt, ww = cur
     stats: dict = {"levels": len(levels), "coarsest_nodes": len(ip) - 1, "block_size": block_size}
     if k == 1:
@@ -399,6 +408,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
         best_cut = float(cut_csr(ip, ix, dt, parts))
         stats["initial_traffic"] = [best_cut]
         for _ in range(initial_trials - 1):
+            if poll is not None:
+                poll()
             trial = stream_assign(ip, ix, dt, rng.permutation(len(ip) - 1), k, ww, caps, method="ldg")
             try:
                 trial = rebalance_csr(ip, ix, dt, trial, k, ww, caps)
@@ -411,6 +422,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
             if c < best_cut:
                 best_cut, parts = c, trial
     for (fine, blocks) in reversed(levels):
+        if poll is not None:
+            poll()
         ip, ix, dt, ww = fine
         parts = parts[blocks]
         if not balanced:
@@ -447,16 +460,24 @@ def _metis_csr(indptr, indices, data, k, w, caps, seed):
 
 
 def bgl_vcycles(indptr, indices, data, k: int, node_weights, capacities, rng: np.random.Generator, *,
-                vcycles: int = 2, **kw) -> tuple[np.ndarray, dict]:
+                vcycles: int = 2, poll=None, **kw) -> tuple[np.ndarray, dict]:
     """:func:`bgl_multilevel`, then ``vcycles - 1`` further V-cycles [ours: iterated multilevel, as
     in KaFFPa]: each re-coarsens with blocks inside the current parts, starts from the current
-    partition at the coarsest level and refines back down (the traffic never increases)."""
+    partition at the coarsest level and refines back down (the traffic never increases).
+
+    ``poll(parts)`` (e.g. a method's clock check) is called at every level inside each run, at
+    least once per V-cycle, with the best partition so far (None during the first run); it stops
+    the run by raising (a method's time limit, with that partition as its incumbent)."""
     from optsched.graphs.kernels import cut_csr
 
-    parts, stats = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, **kw)
+    first = None if poll is None else (lambda: poll(None))
+    parts, stats = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, poll=first, **kw)
     history = [float(cut_csr(indptr, indices, data, parts))]
     for _ in range(max(0, vcycles - 1)):
-        parts, _st = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, start=parts, **kw)
+        held = parts  # a V-cycle's run polls at least once (before its coarsest level's start)
+        inner = None if poll is None else (lambda: poll(held))
+        parts, _st = bgl_multilevel(indptr, indices, data, k, node_weights, capacities, rng, start=parts,
+                                    poll=inner, **kw)
         history.append(float(cut_csr(indptr, indices, data, parts)))
     stats["traffic_by_vcycle"] = history
     return parts, stats

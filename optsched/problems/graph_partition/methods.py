@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import InvalidOptionError
+from optsched.core.errors import InvalidOptionError, TimeLimitReached
+from optsched.core.params import Interval, check_value
 from optsched.core.registry import Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
@@ -21,12 +22,6 @@ MILP_MAX_NODES = 150
 #: well under a second there]
 METIS_FM_SMALL_TRIALS = 4
 METIS_FM_SMALL_EDGES = 200_000
-
-
-def _positive(instance, ctx, *names) -> None:
-    for name in names:
-        if ctx.options[name] < 1:
-            raise InvalidOptionError(instance.problem, f"option {name}", "must be >= 1", ctx.options[name])
 
 
 def _outcome(instance, parts, stats=None) -> Outcome:
@@ -52,35 +47,82 @@ def brute(instance, ctx: SolveContext) -> Outcome:
     return out
 
 
+#: declared ranges of bgl's counts [ours: each V-cycle and trial is a full multilevel run; beyond
+#: these a run is only longer, and a count near 10^400 would otherwise loop until the time limit]
+BGL_MAX_VCYCLES = 1_000
+BGL_MAX_TRIALS = 1_000
+BGL_OPTIONS = {
+    "block_size": Option(int, algorithms.BGL_BLOCK_SIZE, "nodes per BFS block at each level",
+                         bounds=Interval(1, 1_000_000)),
+    "vcycles": Option(int, 2, "V-cycles (further ones re-coarsen inside the parts) [ours]",
+                      bounds=Interval(1, BGL_MAX_VCYCLES)),
+    "refine": Option(bool, True, "FM refinement at every level"),
+    "trials": Option(int, 1, "independent runs (BFS sources), best kept [ours]", bounds=Interval(1, BGL_MAX_TRIALS)),
+}
+
+
+def _in_range(instance, ctx, options: dict) -> None:
+    """Each numeric option within its declared interval (a typed error naming it, never clamped)."""
+    for name, opt in options.items():
+        if opt.bounds is not None:
+            check_value(instance.problem, f"option {name}", opt, ctx.options[name])
+
+
 @PROBLEM.method("bgl", color="#4477aa", kind="heuristic", fidelity="reconstruction", randomized=True,
                 summary="multi-level BGL: BFS-block coarsening, greedy block assignment with balance, FM per level",
-                options={"block_size": Option(int, algorithms.BGL_BLOCK_SIZE, "nodes per BFS block at each level"),
-                         "vcycles": Option(int, 2, "V-cycles (further ones re-coarsen inside the parts) [ours]"),
-                         "refine": Option(bool, True, "FM refinement at every level"),
-                         "trials": Option(int, 1, "independent runs (BFS sources), best kept [ours]")})
+                options=BGL_OPTIONS)
 def bgl(instance, ctx: SolveContext) -> Outcome:
-    _positive(instance, ctx, "block_size", "vcycles", "trials")
+    _in_range(instance, ctx, BGL_OPTIONS)
     best, cuts = None, []
-    for _ in range(max(1, ctx.options["trials"])):
-        ctx.check_time()
+
+    def poll(current) -> None:
+        """The clock, read before every trial, V-cycle and level: at the limit, the best partition
+        so far (this run's or an earlier trial's) is the incumbent."""
+        if not ctx.expired():
+            return
+        incumbent = None
+        if current is not None:
+            cut = instance.graph.cut_weight(current)
+            if best is None or cut < best[0]:
+                incumbent = _outcome(instance, current, {"trial_cuts": cuts + [cut]})
+        if incumbent is None and best is not None:
+            incumbent = _outcome(instance, best[1], {**best[2], "trial_cuts": cuts})
+        raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached", incumbent)
+
+    for _ in range(ctx.options["trials"]):
+        poll(None)
         parts, stats = algorithms.bgl_vcycles(*instance.csr, instance.num_parts, instance.node_weights,
                                               instance.capacities, ctx.rng, block_size=ctx.options["block_size"],
-                                              vcycles=ctx.options["vcycles"], refine=ctx.options["refine"])
+                                              vcycles=ctx.options["vcycles"], refine=ctx.options["refine"],
+                                              poll=poll)
         cuts.append(instance.graph.cut_weight(parts))
         if best is None or cuts[-1] < best[0]:
             best = (cuts[-1], parts, stats)
     return _outcome(instance, best[1], {**best[2], "trial_cuts": cuts})
 
 
+BGL_1LEVEL_OPTIONS = {
+    "block_size": Option(int, 16, "nodes per BFS block", bounds=Interval(1, 1_000_000)),
+    "refine": Option(bool, True, "FM refinement after uncoarsening"),
+    "trials": Option(int, 4, "independent runs (BFS sources), best kept [ours]", bounds=Interval(1, BGL_MAX_TRIALS)),
+}
+
+
+def _best_so_far(ctx, instance, best, stats_of) -> None:
+    """At the time limit, stop with the best partition so far (if any) as the incumbent."""
+    if ctx.expired():
+        raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached",
+                               None if best is None else _outcome(instance, best[1], stats_of(best)))
+
+
 @PROBLEM.method("bgl-1level", kind="heuristic", fidelity="reconstruction", randomized=True,
                 summary="one-level BGL: BFS blocks of 16, LDG-like block assignment, FM on blocks then nodes",
-                options={"block_size": Option(int, 16, "nodes per BFS block"),
-                         "refine": Option(bool, True, "FM refinement after uncoarsening"),
-                         "trials": Option(int, 4, "independent runs (BFS sources), best kept [ours]")})
+                options=BGL_1LEVEL_OPTIONS)
 def bgl_1level(instance, ctx: SolveContext) -> Outcome:
-    _positive(instance, ctx, "block_size", "trials")
+    _in_range(instance, ctx, BGL_1LEVEL_OPTIONS)
     best, cuts = None, []
-    for _ in range(max(1, ctx.options["trials"])):
+    for _ in range(ctx.options["trials"]):
+        _best_so_far(ctx, instance, best, lambda b: {**b[2], "trial_cuts": list(cuts)})
         parts, stats = bgl_partition(instance.graph, instance.num_parts, instance.node_weights, instance.capacities,
                                      ctx.rng, block_size=ctx.options["block_size"], refine=ctx.options["refine"])
         cuts.append(instance.graph.cut_weight(parts))
@@ -89,19 +131,23 @@ def bgl_1level(instance, ctx: SolveContext) -> Outcome:
     return _outcome(instance, best[1], {**best[2], "trial_cuts": cuts})
 
 
+METIS_FM_OPTIONS = {
+    "passes": Option(int, 10, "FM passes at most", bounds=Interval(1, 1_000)),
+    "trials": Option(int, 0, "METIS seeds tried (seed, seed+1, ...), best kept; 0: "
+                             f"{METIS_FM_SMALL_TRIALS} up to {METIS_FM_SMALL_EDGES:,} edges, else 1",
+                     bounds=Interval(0, BGL_MAX_TRIALS)),
+}
+
+
 @PROBLEM.method("metis-fm", kind="heuristic", fidelity="ours", randomized=True,
                 summary="METIS on the traffic weights (several seeds), repaired, then k-way FM on the exact traffic",
-                options={"passes": Option(int, 10, "FM passes at most"),
-                         "trials": Option(int, 0, "METIS seeds tried (seed, seed+1, ...), best kept; 0: "
-                                                  f"{METIS_FM_SMALL_TRIALS} up to {METIS_FM_SMALL_EDGES:,} edges, else 1")})
+                options=METIS_FM_OPTIONS)
 def metis_fm(instance, ctx: SolveContext) -> Outcome:
-    _positive(instance, ctx, "passes")
-    if ctx.options["trials"] < 0:
-        raise InvalidOptionError(instance.problem, "option trials", "must be >= 0", ctx.options["trials"])
+    _in_range(instance, ctx, METIS_FM_OPTIONS)
     trials = ctx.options["trials"] or (METIS_FM_SMALL_TRIALS if len(instance.edges) <= METIS_FM_SMALL_EDGES else 1)
     best, runs = None, []
     for t in range(max(1, trials)):
-        ctx.check_time()
+        _best_so_far(ctx, instance, best, lambda b: {**b[2], "metis_traffic": runs[0][0], "trials": list(runs)})
         parts, stats = baselines.metis(instance, ctx.seed + t)
         metis_traffic = instance.graph.cut_weight(parts)
         parts = fm_refine_csr(*instance.csr, parts, instance.num_parts, instance.node_weights, instance.capacities,
@@ -122,9 +168,22 @@ def auto(instance, ctx: SolveContext) -> Outcome:
     if m <= algorithms.AUTO_PORTFOLIO_MAX_EDGES:
         runs.append(("bgl", bgl))
     best, tried = None, {}
+
+    def stop(message: str):
+        if best is not None:
+            best[1].stats = {**best[1].stats, "chosen": best[0], "tried": dict(tried), "edges": m}
+        return TimeLimitReached(message, None if best is None else best[1])
+
     for name, fn in runs:
-        ctx.check_time()
-        out = fn(instance, _with_options(ctx, name))
+        if ctx.expired():
+            raise stop(f"time limit of {ctx.time_limit} s reached")
+        try:
+            out = fn(instance, _with_options(ctx, name))
+        except TimeLimitReached as exc:  # the better of the stopped run's incumbent and the earlier run
+            late = exc.incumbent
+            if late is not None and (best is None or late.objective < best[1].objective):
+                best = (name, late)
+            raise stop(str(exc)) from None
         tried[name] = out.objective
         if best is None or out.objective < best[1].objective:
             best = (name, out)
@@ -156,8 +215,9 @@ def metis(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("kl", kind="baseline", fidelity="ours", randomized=True,
                 summary="random balanced start + pairwise Kernighan-Lin swaps (networkx)",
-                options={"rounds": Option(int, 2, "rounds over all part pairs")})
+                options={"rounds": Option(int, 2, "rounds over all part pairs", bounds=Interval(1, 1_000))})
 def kl(instance, ctx: SolveContext) -> Outcome:
+    _in_range(instance, ctx, PROBLEM.methods["kl"].options)
     parts, stats = baselines.kernighan_lin(instance, ctx.rng, ctx.options["rounds"])
     return _outcome(instance, parts, stats)
 

@@ -47,7 +47,7 @@ def best_program(instance: HeteroShardingInstance, ratios: np.ndarray) -> list[i
 
 def solve_ratio_lp(instance: HeteroShardingInstance, program, ctx: SolveContext, quirks: Quirks = Quirks()):
     """Optimal ratios for a fixed program: ``(ratios, model_solution)``."""
-    model = build_ratio_lp(instance, program, quirks)
+    model = build_ratio_lp(instance, program, quirks, poll=ctx.check_time)
     sol = ctx.solve_model(model)
     if sol.status == "time_limit" and sol.x is None:
         raise TimeLimitReached(f"ratio LP stopped at the time limit on {sol.backend}: {sol.message}")
@@ -60,7 +60,7 @@ def solve_ratio_lp(instance: HeteroShardingInstance, program, ctx: SolveContext,
 
 def solve_joint(instance: HeteroShardingInstance, ctx: SolveContext, quirks: Quirks = Quirks()):
     """The joint MILP: ``(program, ratios, model_solution)`` (program/ratios None without a point)."""
-    model = build_model(instance, quirks)
+    model = build_model(instance, quirks, poll=ctx.check_time)
     sol = ctx.solve_model(model)
     if sol.x is None:
         return None, None, sol
@@ -68,21 +68,26 @@ def solve_joint(instance: HeteroShardingInstance, ctx: SolveContext, quirks: Qui
 
 
 def alternate(instance: HeteroShardingInstance, ctx: SolveContext, quirks: Quirks = Quirks(),
-              max_rounds: int = 50, init: str = "proportional"):
+              max_rounds: int = 50, init: str = "proportional", incumbent=None):
     """HAP's alternation; returns ``(program, ratios, cost, trace)`` with the best model cost seen.
 
     Never worse than the proportional split with its best program: the first program is the
     best for the proportional ratios, and the result is the best plan costed on the way (with
     the quirks off, each LP step cannot increase the cost, so the last plan is the best).
     Stops when a round does not lower the cost by more than 1e-12 relative, or after
-    ``max_rounds`` rounds. Each round: one LP plus O(T O n).
+    ``max_rounds`` rounds. Each round: one LP plus O(T O n). At the time limit (a round's LP
+    stopped), :class:`TimeLimitReached` carries ``incumbent(program, ratios, cost, trace)`` of the
+    best plan so far, when ``incumbent`` is given.
     """
     B = proportional_ratios(instance) if init == "proportional" else even_ratios(instance)
     program = best_program(instance, B)
     best = (program, B, plan_cost(instance, program, B))
     trace = [best[2]]
     for _ in range(max_rounds):
-        B, _ = solve_ratio_lp(instance, program, ctx, quirks)
+        try:
+            B, _ = solve_ratio_lp(instance, program, ctx, quirks)
+        except TimeLimitReached as exc:
+            raise TimeLimitReached(str(exc), None if incumbent is None else incumbent(*best, trace)) from None
         program = best_program(instance, B)
         cost = plan_cost(instance, program, B)
         trace.append(cost)

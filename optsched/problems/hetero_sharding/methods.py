@@ -5,20 +5,46 @@ from __future__ import annotations
 import numpy as np
 
 from optsched.core.errors import InvalidOptionError, SolverError
+from optsched.core.params import Interval, check_value
 from optsched.core.registry import Guarantee, Option, Outcome, size_limit
 from optsched.core.solving import SolveContext, model_outcome
 
 from . import algorithms as alg
 from .instance import plan_cost
-from .model import Quirks, build_model, decode_program, decode_ratios
+from .model import MILP_BYTES_PER_NONZERO, Quirks, build_model, decode_program, decode_ratios, model_size
 from .problem import PROBLEM
 
 BRUTE_MAX_PROGRAMS = 256
+#: alternate's most LP rounds [ours: the alternation stops when a round does not improve, within a
+#: few rounds on every generated instance; the range only refuses absurd counts]
+MAX_ROUNDS = 10_000
 QUIRK_OPTIONS = {
     "units": Option(str, "bytes", "'bytes' (the model) or 'elements' (HAP's code: element counts over bytes/s)"),
     "drop_constants": Option(bool, False, "drop replicated compute and constant volumes (HAP's to_linear)"),
     "cap_seconds": Option(bool, False, "bound each stage's C_t and M_t by 1 s (HAP's code)"),
 }
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def milp_fits(instance) -> tuple[bool, str]:
+    """The joint MILP's memory estimate (:data:`~.model.MILP_BYTES_PER_NONZERO` per nonzero of
+    :func:`~.model.model_size`) against this machine's physical memory: a model that cannot fit
+    is refused before anything is built (``NotApplicable``, exit status 2)."""
+    cols, nnz = model_size(instance)
+    need, have = nnz * MILP_BYTES_PER_NONZERO, physical_memory()
+    if have is None or need <= have:
+        return True, f"the joint MILP ({nnz:,} nonzeros) needs about {need / 1e9:.3g} GB"
+    return False, (f"the joint MILP has {nnz:,} nonzeros ({cols:,} columns) and needs about {need / 1e9:.3g} GB "
+                   f"({MILP_BYTES_PER_NONZERO} bytes per nonzero), more than this machine's {have / 1e9:.3g} GB")
 
 
 def _quirks(ctx: SolveContext) -> Quirks:
@@ -49,10 +75,10 @@ def _parse_program(instance, text: str) -> list[int]:
 
 @PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
                 summary="joint MILP over program and ratios, McCormick products (exact: choices are binary)",
-                options=dict(QUIRK_OPTIONS))
+                options=dict(QUIRK_OPTIONS), applicable=lambda inst: milp_fits(inst))
 def milp(instance, ctx: SolveContext) -> Outcome:
     q = _quirks(ctx)
-    model = build_model(instance, q)
+    model = build_model(instance, q, poll=ctx.check_time)
     if q.cap_seconds:  # an infeasible capped model says nothing about the instance
         sol = ctx.solve_model(model)
         if sol.status == "infeasible":
@@ -102,11 +128,15 @@ def ratio_lp(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("alternate", kind="heuristic", fidelity="code", uses_backend=True,
                 summary="HAP: program search with ratios fixed <-> ratio LP with program fixed, from F-proportional",
-                options={"max_rounds": Option(int, 50, "most LP rounds"), **QUIRK_OPTIONS})
+                options={"max_rounds": Option(int, 50, "most LP rounds", bounds=Interval(0, MAX_ROUNDS)), **QUIRK_OPTIONS})
 def alternate(instance, ctx: SolveContext) -> Outcome:
-    if ctx.options["max_rounds"] < 0:
-        raise InvalidOptionError(PROBLEM.name, "option max_rounds", "must be >= 0", ctx.options["max_rounds"])
-    program, ratios, cost, trace = alg.alternate(instance, ctx, _quirks(ctx), ctx.options["max_rounds"])
+    check_value(PROBLEM.name, "option max_rounds", PROBLEM.methods["alternate"].options["max_rounds"],
+                ctx.options["max_rounds"])
+    def incumbent(program, ratios, cost, trace):
+        return Outcome(solution=_solution(program, ratios), objective=cost,
+                       stats={"trace": trace, "rounds": len(trace) - 1})
+    program, ratios, cost, trace = alg.alternate(instance, ctx, _quirks(ctx), ctx.options["max_rounds"],
+                                                 incumbent=incumbent)
     return Outcome(solution=_solution(program, ratios), objective=cost, stats={"trace": trace,
                                                                               "rounds": len(trace) - 1})
 
@@ -114,6 +144,7 @@ def alternate(instance, ctx: SolveContext) -> Outcome:
 @PROBLEM.method(
     "milp-round", kind="approximation", fidelity="ours", uses_backend=True,
     summary="joint MILP, then HAP's largest-remainder rounding of the ratios to integer shard sizes",
+    applicable=lambda inst: milp_fits(inst),
     guarantee=Guarantee(
         form="additive", sense="<=", value=lambda inst: alg.rounding_bound(inst), reference="OPT",
         statement="ALG <= OPT + sum_t max_o (a_o / min_d F_d + m_o) / L_{s_o}", source="ours",

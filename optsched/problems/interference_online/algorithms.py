@@ -24,8 +24,12 @@ __all__ = ["fifo_pack", "least_interference", "milp_per_event", "marl", "lower_b
            "tiresias_las", "gandiva_pack", "sjf_least_interference"]
 
 
-def run_policy(instance, policy, stats=lambda: {}) -> Outcome:
-    """Simulate ``policy``; ``stats()`` is read after the run."""
+def run_policy(instance, policy, stats=lambda: {}, ctx=None) -> Outcome:
+    """Simulate ``policy``; ``stats()`` is read after the run. With ``ctx``, the policy polls the
+    method's clock at every event: at the time limit the run stops (``TimeLimitReached``, no
+    solution: a schedule of only some jobs is none)."""
+    if ctx is not None:
+        policy.poll = ctx.check_time
     result = simulate(instance, policy)
     solution = to_solution(policy, result)
     jct = float(np.mean([result.completion[j.id] - j.arrival for j in instance.jobs]))
@@ -34,12 +38,12 @@ def run_policy(instance, policy, stats=lambda: {}) -> Outcome:
 
 def fifo_pack(instance, ctx) -> Outcome:
     """FIFO, best fit, interference-oblivious (``backfill`` option)."""
-    return run_policy(instance, FifoPack(instance, backfill=ctx.options["backfill"]))
+    return run_policy(instance, FifoPack(instance, backfill=ctx.options["backfill"]), ctx=ctx)
 
 
 def least_interference(instance, ctx) -> Outcome:
     """Arrival order with backfilling, least marginal JCT-proxy cost per job."""
-    return run_policy(instance, LeastInterference(instance))
+    return run_policy(instance, LeastInterference(instance), ctx=ctx)
 
 
 def milp_per_event(instance, ctx) -> Outcome:
@@ -51,24 +55,24 @@ def milp_per_event(instance, ctx) -> Outcome:
     out = run_policy(instance, pol, lambda: dict(
         milp_solves=pol.solves, milp_seconds=round(pol.spent, 3), fallbacks=len(pol.fallbacks),
         fallback_reasons=sorted({r for _, r in pol.fallbacks}),
-        first_fallback_time=pol.fallbacks[0][0] if pol.fallbacks else None))
+        first_fallback_time=pol.fallbacks[0][0] if pol.fallbacks else None), ctx=ctx)
     out.backend = ctx.backend
     return out
 
 
 def tiresias_las(instance, ctx) -> Outcome:
     """Smallest GPU demand first (2D-LAS at zero attained service), consolidated placement."""
-    return run_policy(instance, TiresiasLas(instance))
+    return run_policy(instance, TiresiasLas(instance), ctx=ctx)
 
 
 def gandiva_pack(instance, ctx) -> Outcome:
     """FIFO with backfilling, packing only where the measured pair progress is profitable."""
-    return run_policy(instance, GandivaPack(instance))
+    return run_policy(instance, GandivaPack(instance), ctx=ctx)
 
 
 def sjf_least_interference(instance, ctx) -> Outcome:
     """Shortest isolated run time first, least-interference placement (a duration-aware reference)."""
-    return run_policy(instance, SjfLeastInterference(instance))
+    return run_policy(instance, SjfLeastInterference(instance), ctx=ctx)
 
 
 def marl(instance, ctx) -> Outcome:
@@ -81,7 +85,7 @@ def marl(instance, ctx) -> Outcome:
     pol = MarlPolicy(instance, weights)
     t0 = time.perf_counter()
     out = run_policy(instance, pol, lambda: dict(weights=str(o["weights"] or path.name), agents=pol.agents,
-                                                 decisions=pol.decisions))
+                                                 decisions=pol.decisions), ctx=ctx)
     # the policy's own time per decision (features, encoder, scoring), and the whole run's per decision
     out.stats["seconds_per_decision"] = pol.decide_seconds / max(1, pol.decisions)
     out.stats["run_seconds_per_decision"] = (time.perf_counter() - t0) / max(1, pol.decisions)

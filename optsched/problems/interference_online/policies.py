@@ -34,6 +34,9 @@ class InterferencePolicy(Policy):
     """
 
     LOOKAHEAD = 64
+    #: called at every event before any work (a method's clock check: it stops the run by
+    #: raising); None: never
+    poll = None
 
     def __init__(self, instance: OnlineInstance):
         self.inst = instance
@@ -52,6 +55,8 @@ class InterferencePolicy(Policy):
         self._event(sim, now)
 
     def _event(self, sim, now):
+        if self.poll is not None:
+            self.poll()
         waiting = [self.by_id[j.id] for j in sim.waiting()[:self.LOOKAHEAD]]
         if waiting:
             for jid, p in self.choose(sim, waiting, now):
@@ -144,6 +149,8 @@ class MilpPerEvent(InterferencePolicy):
             sol, why = None, f"solver error: {exc}"
         self.spent += time.perf_counter() - t0
         self.solves += 1
+        if self.poll is not None:  # the solve may have used the method's last seconds
+            self.poll()
         if sol is None or sol.x is None or sol.status not in ("optimal", "feasible", "time_limit"):
             self._fallback(now, why if sol is None else f"no point ({sol.status})")
             return self._li(self, sim, waiting, now)

@@ -9,6 +9,7 @@ from optsched.core.solving import SolveContext, model_outcome, relaxation_outcom
 
 from . import algorithms, anytime as _anytime, baselines
 from .instance import FORBIDDEN, IntraOpInstance
+from . import model as _model
 from .model import build_model, decode
 from .problem import PROBLEM
 
@@ -19,21 +20,27 @@ __all__ = ["milp", "lp", "brute", "BRUTE_MAX_PLANS"]
 BRUTE_MAX_PLANS = 200_000
 
 
-@PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+def _milp_fits(instance):
+    return _model.milp_fits(instance)
+
+
+@PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True, applicable=_milp_fits,
                 summary="one-hot x, equality-marginal y, memory rows at maximal starts, forbidden columns removed")
 def milp(instance: IntraOpInstance, ctx: SolveContext) -> Outcome:
     """Exact MILP (:func:`~.model.build_model`) on the context's back-end; ``optimal`` only when
-    proved, otherwise the incumbent with the bound and gap."""
-    model = build_model(instance)
+    proved, otherwise the incumbent with the bound and gap. Refused before building when its
+    memory estimate exceeds the machine's memory (:func:`~.model.milp_fits`); the building polls
+    the clock between its steps."""
+    model = build_model(instance, poll=ctx.check_time)
     out = model_outcome(ctx, model, lambda x: decode(instance, model, x))
     out.stats.update(columns=model.num_cols, rows=model.num_rows, nonzeros=int(model.matrix.nnz))
     return out
 
 
-@PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True,
+@PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True, applicable=_milp_fits,
                 summary="LP relaxation of the MILP: a lower bound on OPT")
 def lp(instance: IntraOpInstance, ctx: SolveContext) -> Outcome:
-    return relaxation_outcome(ctx, build_model(instance))
+    return relaxation_outcome(ctx, build_model(instance, poll=ctx.check_time))
 
 
 def _brute_size(inst):

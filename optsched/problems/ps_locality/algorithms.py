@@ -26,6 +26,10 @@ from .instance import CAPACITY_RTOL, PsLocalityInstance, solution_from_arrays
 from .model import build_model, decode_counts, lower_bound_buckets, offline_data, pooled_data, solo_slots
 from .slots import SlotSchedule, drf, fifo_locality
 
+#: rr's most rounding trials [ours: each trial samples, repairs and costs a whole schedule; the
+#: range refuses absurd counts (10^400 would otherwise run until the time limit)]
+RR_MAX_TRIALS = 100_000
+
 __all__ = ["milp", "lp_bound", "lower_bound", "rr", "fifo_locality_method", "drf_method",
            "rounding_delta", "rounding_factor", "require_horizon"]
 
@@ -231,10 +235,7 @@ def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """
     require_horizon(instance)
     kappa, trials = ctx.options["kappa"], ctx.options["trials"]
-    if not (kappa >= 1 and math.isfinite(kappa)):
-        raise InvalidOptionError("ps-locality", "option kappa", "must be a finite number >= 1", kappa)
-    if trials < 1:
-        raise InvalidOptionError("ps-locality", "option trials", "must be >= 1", trials)
+    # kappa in [1, 1e6] and trials in [1, RR_MAX_TRIALS]: checked by their declarations (methods.py)
     model, sol = _lp_point(instance, ctx)
     lp = [np.clip(model.block_values(sol.x, k), 0, None) for k in "xpyqzud"]
     lp = [np.where(a > 1e-9, a, 0.0) for a in lp]     # solver noise below 1e-9 is zero
@@ -242,6 +243,12 @@ def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     cap = instance.capacity[:, :, None]
     best, best_value, per_trial = None, math.inf, []
     for k in range(trials):
+        if ctx.expired():  # the best repaired schedule so far (if any) is the incumbent
+            raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached after {k} of {trials} trials",
+                                   None if best is None else Outcome(
+                                       solution=best.solution(), objective=best_value, bound=sol.objective,
+                                       backend=sol.backend, solver_version=sol.solver_version,
+                                       stats={"lp_value": sol.objective, "trials_done": k}))
         x, p, y, q, tau = _sample_plan(instance, lp, kappa, ctx.rng)
         load = _loads(instance, x, p, y, q)
         positive = np.broadcast_to(cap > 0, load.shape)

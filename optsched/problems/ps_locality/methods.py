@@ -33,7 +33,8 @@ def _rr_event(instance, result) -> bool:
 PROBLEM.method(
     "rr", kind="approximation", fidelity="reconstruction", uses_backend=True, randomized=True,
     summary="LP, sample completion slot and mode, scale by kappa and round, repair; best of trials",
-    options={"trials": Option(int, 8, "rounding trials (the best repaired schedule is returned)"),
+    options={"trials": Option(int, 8, "rounding trials (the best repaired schedule is returned)",
+                              bounds=Interval(1, algorithms.RR_MAX_TRIALS)),
              "kappa": Option(float, 1.0, "scale factor kappa >= 1 applied before rounding", bounds=Interval(1, 1e6))},
     guarantee=Guarantee(
         form="probabilistic", sense="<=", value=lambda inst: algorithms.rounding_factor(inst, 1.0),

@@ -65,7 +65,7 @@ def a_srpt(instance: SrptInstance, ctx: SolveContext) -> Outcome:
 
     policy = PriorityPolicy(instance, key, preemptive=opts["preemption"], blocking=False,
                             placement=opts["placement"], rng=ctx.rng, on_arrival_hook=arrive,
-                            on_completion_hook=done, solve_model=ctx.solve_model)
+                            on_completion_hook=done, solve_model=ctx.solve_model, poll=ctx.check_time)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -74,7 +74,7 @@ def fifo(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     """First come first served, head-of-line blocking, no preemption (baseline [ours])."""
     policy = PriorityPolicy(instance, lambda sim, job: (job.arrival, job.id), preemptive=False, blocking=True,
                             placement=ctx.options["placement"], rng=ctx.rng,
-                            solve_model=ctx.solve_model)
+                            solve_model=ctx.solve_model, poll=ctx.check_time)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -86,7 +86,7 @@ def sjf_oracle(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     size = array("d", [j.gpus * j.iterations * t for j, t in zip(instance.jobs, tau_est)])
     policy = PriorityPolicy(instance, lambda sim, job: (size[job.payload], job.arrival, job.id), preemptive=False,
                             blocking=False, placement=ctx.options["placement"], rng=ctx.rng,
-                            solve_model=ctx.solve_model)
+                            solve_model=ctx.solve_model, poll=ctx.check_time)
     solution, stats = simulate(instance, policy)
     return Outcome(solution=solution, stats=stats)
 
@@ -102,7 +102,7 @@ def tiresias_las(instance: SrptInstance, ctx: SolveContext) -> Outcome:
         return (sum(attained >= t for t in thresholds), job.arrival, job.id)
 
     policy = PriorityPolicy(instance, key, preemptive=True, blocking=False, placement=ctx.options["placement"],
-                            rng=ctx.rng, solve_model=ctx.solve_model)
+                            rng=ctx.rng, solve_model=ctx.solve_model, poll=ctx.check_time)
     solution, stats = simulate(instance, policy, tick=ctx.options["tick_s"])
     return Outcome(solution=solution, stats=stats)
 

@@ -130,7 +130,7 @@ class PriorityPolicy(Policy):
                  blocking: bool, placement: str = "heuristic", rng: np.random.Generator | None = None,
                  on_arrival_hook: Callable[[SimJob, float], None] | None = None,
                  on_completion_hook: Callable[[SimJob, float], None] | None = None,
-                 solve_model: Callable | None = None):
+                 solve_model: Callable | None = None, poll: Callable[[], None] | None = None):
         if placement not in PLACEMENTS:
             raise InvalidOptionError("srpt", "option placement", f"must be one of {', '.join(PLACEMENTS)}",
                                        placement)
@@ -155,6 +155,9 @@ class PriorityPolicy(Policy):
         if placement == "milp" and solve_model is None:
             raise ValueError("MILP placement needs the method's solve_model (SolveContext.solve_model)")
         self.solve_model = solve_model
+        #: called at every dispatch before any work (a method's clock check: it stops the run by
+        #: raising), and after a placement MILP that returned no point
+        self.poll = poll
 
     def min_servers(self, gpus: int) -> int:
         """Fewest servers ``gpus`` GPUs need on the empty cluster (the fragmentation guard)."""
@@ -188,11 +191,13 @@ class PriorityPolicy(Policy):
             self.milp_not_optimal += status != "optimal"
             if servers is not None:
                 return servers
+            if self.poll is not None:  # the budget is spent: stop here rather than place by the heuristic
+                self.poll()
             self.milp_fallbacks += 1   # the time budget is spent: the greedy + KL heuristic instead
             if self.milp_fallback_reason is None:
                 self.milp_fallback_reason = (f"placement MILP of job {job.id} returned no point ({status}: the "
-                                             "method's time budget was spent); greedy + KL placement used for it "
-                                             "and every later placement whose MILP has no point")
+                                             "solve stopped at a limit before any point); greedy + KL placement "
+                                             "used for it and every later placement whose MILP has no point")
         return place_greedy_kl(job, free)
 
     def _dispatch(self, sim: Simulator, now: float) -> None:
@@ -200,6 +205,8 @@ class PriorityPolicy(Policy):
         preemptive, the free ones otherwise): a running job keeps its GPUs if they are still
         free there, else it is preempted; a waiting job is started if it fits on the fewest
         servers it would need on the empty cluster (the fragmentation guard)."""
+        if self.poll is not None:
+            self.poll()
         key = self.key
         running, waiting = self.running, self.waiting
         if self.preemptive:
