@@ -126,14 +126,18 @@ class LayerDag:
                 out |= 1 << v
         return out
 
-    def pipedream_extras(self) -> list[int]:
+    def pipedream_extras(self, poll: Callable[[], None] | None = None) -> list[int]:
         """Per layer a, PipeDream's augmenting predecessors: the ancestors p of a with an out-edge
-        to a layer that is neither a nor an ancestor of a [code: ``augment_antichain``]."""
+        to a layer that is neither a nor an ancestor of a [code: ``augment_antichain``].
+        O(n^2) bit operations on n-bit masks the first time (then cached); ``poll``, when given,
+        is called once per layer (a caller's clock check: it stops the computation by raising)."""
         cached = self.__dict__.get("_extras")
         if cached is not None:
             return cached
         out = []
         for a in range(self.n):
+            if poll is not None:
+                poll()
             extra = 0
             for p in bits(self.anc[a]):
                 if self.succ[p] & ~self.anc[a] & ~(1 << a):
@@ -197,7 +201,7 @@ class DownsetLattice(_Levels):
                  pd_bytes: Sequence[float] | None = None, max_states: int = 2_000_000,
                  poll: Callable[[], None] | None = None):
         self.dag = dag
-        extras = dag.pipedream_extras() if pd_bytes is not None else None
+        extras = dag.pipedream_extras(poll) if pd_bytes is not None else None
         self.masks, self.children, self._index = [[0]], [np.zeros((1, 0), np.int64)], [{0: 0}]
         self.work, self.params = [np.zeros(1)], [np.zeros(1)]
         self.cut, self.pd_cut = [np.zeros(1)], [np.zeros(1)]
@@ -290,7 +294,7 @@ class ChainLattice(_Levels):
     def __init__(self, dag: LayerDag, chain: Sequence[int], work, params, cut_bytes, pd_bytes=None,
                  poll: Callable[[], None] | None = None):
         pd_bytes = cut_bytes if pd_bytes is None else pd_bytes
-        extras = dag.pipedream_extras()
+        extras = dag.pipedream_extras(poll)
         self.dag = dag
         self.masks, self._index = [[0]], [{0: 0}]
         self.children = [np.zeros((1, 0), np.int64)]

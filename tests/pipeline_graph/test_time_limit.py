@@ -84,8 +84,12 @@ def test_chain_lattice_and_one_path_poll(inst):
     path = one_path(random_dag(3, 14, 6), polls)  # a fresh instance: one_path caches on it
     # once per node (the closures' pass) and once per step of the walk
     assert polls.calls == inst.num_layers + len(path) - 1
+    fresh = random_dag(3, 14, 6)  # PipeDream's augmenting sets are cached on the DAG once computed
     polls = Polls()
-    ChainLattice(inst.dag, path, inst.work, inst.params, inst.act, poll=polls)
+    ChainLattice(fresh.dag, path, fresh.work, fresh.params, fresh.act, poll=polls)
+    assert polls.calls == fresh.num_layers + len(path)  # the augmenting sets, then one per cut
+    polls = Polls()
+    ChainLattice(fresh.dag, path, fresh.work, fresh.params, fresh.act, poll=polls)
     assert polls.calls == len(path)
     with pytest.raises(TimeLimitReached):
         chain_lattice(inst, path, Polls(stop_at=2))
