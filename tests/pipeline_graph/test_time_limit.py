@@ -200,3 +200,15 @@ def test_generator_ranges_match_the_instance():
     opt = PROBLEM.generator_options["workers"]
     assert opt.bounds.high == 1024
     assert optsched.generate("pipeline-graph", seed=0, workers=1024).workers == 1024
+
+
+def test_chain_dp_applies_to_one_source_graphs_without_the_walk(monkeypatch):
+    """The applicability test is not timed: with one source it does not run the quadratic walk."""
+    from optsched.problems.pipeline_graph import algorithms
+
+    def walk(*args, **kwargs):
+        raise AssertionError("the walk ran")
+
+    monkeypatch.setattr(algorithms, "antichain_chain", walk)
+    ok, why = PROBLEM.get_method("chain-dp").applicable(random_dag(4, 30, 4))
+    assert ok and "one source" in why
