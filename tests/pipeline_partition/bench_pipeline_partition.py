@@ -229,3 +229,22 @@ def test_pipedream_gnmt_large_16_workers():
     # better than over the whole DAG; on this profile it must reproduce PipeDream's value (1e-9
     # relative: the same sums in another order)
     assert predicted == pytest.approx(full, rel=1e-9)
+
+
+# -- the time limit at the declared bound --------------------------------------------------------
+@pytest.mark.parametrize("method", ["dp", "order-dp", "uniform", "time-balanced"])
+def test_time_limit_at_a_million_positions(method):
+    """A 10^6-position chain (the generator's largest) on 8 devices whose memory holds it, solved
+    with ``time_limit = 5``: the library call's wall time / limit is printed with the load."""
+    import os
+
+    limit = 5.0
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    inst = chain_instance(list(rng.uniform(1e-3, 1e-2, n)), topology="nvlink:8",
+                          activation=list(rng.uniform(1e3, 1e4, n)), parameters=list(rng.uniform(0, 1e3, n)))
+    t = time.perf_counter()
+    r = optsched.solve(inst, method, time_limit=limit)
+    wall = time.perf_counter() - t
+    print(f"\n{method} 10^6 positions: {r.status}, wall {wall:.2f} s = {wall / limit:.2f} x limit, "
+          f"load {os.getloadavg()[0]:.1f}")

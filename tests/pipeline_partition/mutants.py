@@ -4,6 +4,9 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the range test runs in the fast stage
+FAST = ['tests/pipeline_partition/test_ranges.py']
+
 MUTATIONS = [
     # -- checkers: stop enforcing one constraint ------------------------------------------------------
     M("pp-memory", "pipeline-partition", "checker", "optsched/pipeline/partition/instance.py",
@@ -47,4 +50,8 @@ MUTATIONS = [
       '"activation": sum(_number(a, where + " activation_size") for a in acts if a.strip()),',
       '"activation": _number(acts[0], where + " activation_size"),',
       "a bracketed activation list: only its first entry counted"),
+    # -- declared ranges from the supported scale ------------------------------------------------------
+    M("pp-layers-range", "pipeline-partition", "error-path", PP + "pipeline_partition/problem.py",
+      'bounds=Interval(1, 1_000_000)),', 'bounds=Interval(1, 100_000)),',
+      "the random chain refused past 10^5 positions although 10^6 is a supported scale"),
 ]
