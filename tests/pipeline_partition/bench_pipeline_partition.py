@@ -232,19 +232,23 @@ def test_pipedream_gnmt_large_16_workers():
 
 
 # -- the time limit at the declared bound --------------------------------------------------------
+@pytest.fixture(scope="module")
+def million():
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    return chain_instance(list(rng.uniform(1e-3, 1e-2, n)), topology="nvlink:8",
+                          activation=list(rng.uniform(1e3, 1e4, n)), parameters=list(rng.uniform(0, 1e3, n)))
+
+
 @pytest.mark.parametrize("method", ["dp", "order-dp", "uniform", "time-balanced"])
-def test_time_limit_at_a_million_positions(method):
+def test_time_limit_at_a_million_positions(million, method):
     """A 10^6-position chain (the generator's largest) on 8 devices whose memory holds it, solved
     with ``time_limit = 5``: the library call's wall time / limit is printed with the load."""
     import os
 
     limit = 5.0
-    rng = np.random.default_rng(0)
-    n = 1_000_000
-    inst = chain_instance(list(rng.uniform(1e-3, 1e-2, n)), topology="nvlink:8",
-                          activation=list(rng.uniform(1e3, 1e4, n)), parameters=list(rng.uniform(0, 1e3, n)))
     t = time.perf_counter()
-    r = optsched.solve(inst, method, time_limit=limit)
+    r = optsched.solve(million, method, time_limit=limit)
     wall = time.perf_counter() - t
     print(f"\n{method} 10^6 positions: {r.status}, wall {wall:.2f} s = {wall / limit:.2f} x limit, "
           f"load {os.getloadavg()[0]:.1f}")

@@ -47,4 +47,7 @@ MUTATIONS = [
     M("ps-milp-size-rule", "pipeline-schedule", "status", PP + "pipeline_schedule/methods.py",
       '               applicable=size_limit(model_nonzeros, MILP_MAX_NONZEROS, "model nonzeros", "milp"),\n', "",
       "milp builds a model of any size"),
+    M("ps-task-cap", "pipeline-schedule", "error-path", PP + "pipeline_schedule/generate.py",
+      "    if stages * microbatches > MAX_STAGE_MICROBATCHES:", "    if False:",
+      "the generator accepts more stages x microbatches than the checker handles in time"),
 ]

@@ -143,3 +143,14 @@ def test_milp_past_the_nonzero_cap_is_refused_before_building(monkeypatch):
         optsched.solve(big, "milp", time_limit=5)
     # the largest instance of that shape within the cap applies
     assert PROBLEM.get_method("milp").applicable(generate(0, stages=64, microbatches=125))[0]
+
+
+def test_generator_refuses_more_stage_microbatches_than_measured():
+    """K x M <= 131,072 (the schedule's JSON and its check are linear in K M): the largest
+    accepted, one row more refused, naming both options."""
+    from optsched.core.errors import InvalidOptionError
+    from optsched.problems.pipeline_schedule.generate import MAX_STAGE_MICROBATCHES
+
+    assert generate(0, stages=1024, microbatches=MAX_STAGE_MICROBATCHES // 1024).stages == 1024
+    with pytest.raises(InvalidOptionError, match="stages x microbatches"):
+        generate(0, stages=1024, microbatches=MAX_STAGE_MICROBATCHES // 1024 + 1)
