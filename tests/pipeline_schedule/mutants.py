@@ -50,4 +50,7 @@ MUTATIONS = [
     M("ps-task-cap", "pipeline-schedule", "error-path", PP + "pipeline_schedule/generate.py",
       "    if stages * microbatches > MAX_STAGE_MICROBATCHES:", "    if False:",
       "the generator accepts more stages x microbatches than the checker handles in time"),
+    M("ps-milp-time-rule", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "    if left is not None and left < need:  # the model could not even be built and handed over in time",
+      "    if False:", "milp builds a model it has no time left to build and hand over"),
 ]

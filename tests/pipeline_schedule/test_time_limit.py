@@ -154,3 +154,31 @@ def test_generator_refuses_more_stage_microbatches_than_measured():
     assert generate(0, stages=1024, microbatches=MAX_STAGE_MICROBATCHES // 1024).stages == 1024
     with pytest.raises(InvalidOptionError, match="stages x microbatches"):
         generate(0, stages=1024, microbatches=MAX_STAGE_MICROBATCHES // 1024 + 1)
+
+
+@dataclass
+class ShortContext(SolveContext):
+    """A context with ``left`` seconds left on its clock (the clock is not read otherwise)."""
+
+    left: float = 0.0
+
+    def remaining(self) -> float:
+        return self.left
+
+
+def test_milp_without_the_time_to_build_answers_the_list_schedule(inst, monkeypatch):
+    """Building the model and handing it to the solver are not covered by the solver's limit:
+    with less time left than the model's nonzeros need (SECONDS_PER_NONZERO each), milp does not
+    build it and answers the list schedule with time_limit."""
+    need = model_size(inst)[1] * algorithms.SECONDS_PER_NONZERO
+    meth = PROBLEM.get_method("milp")
+    listed = optsched.solve(inst, "list")
+    built = []
+    real = algorithms.build_model
+    monkeypatch.setattr(algorithms, "build_model", lambda *a, **k: built.append(1) or real(*a, **k))
+    short = ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=3600.0), left=need * 0.99)
+    out = meth.run(inst, short)
+    assert out.status == "time_limit" and out.stats["milp_skipped"] and not built
+    assert out.objective == listed.objective and check(inst, out.solution).feasible
+    enough = ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=3600.0), left=3600.0)
+    assert meth.run(inst, enough).status == "optimal" and built

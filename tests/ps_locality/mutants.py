@@ -89,4 +89,7 @@ MUTATIONS = [
     M("psl-size-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
       "    if nnz > _model.MAX_NONZEROS:\n        raise NotApplicable", "    if False:\n        raise NotApplicable",
       "milp, lp and rr build a model of any size"),
+    M("psl-time-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:", "    if False:",
+      "milp, lp and rr build a model they have no time left to build and hand over"),
 ]

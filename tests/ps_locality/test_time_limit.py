@@ -157,3 +157,30 @@ def test_model_nonzeros_is_exact(preset):
                     data.overflow_cost = np.ones(inst.num_jobs)
                 built = build_model(data, cumulative=cumulative, activity=activity)
                 assert model_nonzeros(data, cumulative=cumulative, activity=activity) == built.matrix.nnz
+
+
+@dataclass
+class ShortContext(SolveContext):
+    """A context with ``left`` seconds left on its clock."""
+
+    left: float = 0.0
+
+    def remaining(self) -> float:
+        return self.left
+
+
+@pytest.mark.parametrize("method", ["milp", "lp", "rr"])
+def test_models_without_the_time_to_build_stop_before_building(small, method, monkeypatch):
+    """Building and handing over a model are outside the solver's limit: with less time left than
+    the model's nonzeros need (SECONDS_PER_NONZERO each) the method stops before building."""
+    need = model_nonzeros(offline_data(small)) * model.SECONDS_PER_NONZERO
+
+    def never(*args, **kwargs):
+        raise AssertionError("the model was built")
+
+    meth = PROBLEM.get_method(method)
+    monkeypatch.setattr(algorithms, "build_model", never)
+    short = ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=3600.0),
+                         options=meth.resolve_options({}), left=need * 0.99)
+    with pytest.raises(TimeLimitReached, match="nonzeros"):
+        meth.run(small, short)

@@ -43,13 +43,19 @@ def require_horizon(instance: PsLocalityInstance) -> None:
                          f"{instance.horizon_slots - 1}")
 
 
-def require_size(data: ModelData, method: str, **rows) -> None:
+def require_size(data: ModelData, method: str, ctx: SolveContext | None = None, **rows) -> None:
     """Refuse (:class:`NotApplicable`, exit 2) before building a model of more than
-    :data:`.model.MAX_NONZEROS` nonzeros (:func:`.model.model_nonzeros`, exact)."""
+    :data:`.model.MAX_NONZEROS` nonzeros (:func:`.model.model_nonzeros`, exact); stop
+    (:class:`TimeLimitReached`) when the time left cannot build and hand over the model
+    (:data:`.model.SECONDS_PER_NONZERO` each: the solver's own limit does not cover that)."""
     nnz = model_nonzeros(data, **rows)
     if nnz > _model.MAX_NONZEROS:
         raise NotApplicable("ps-locality", method, f"its model would have {nnz} nonzeros, more than the "
                             f"{_model.MAX_NONZEROS} a run may build (about 200 bytes each: memory)")
+    left = None if ctx is None else ctx.remaining()
+    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:
+        raise TimeLimitReached(f"the {left:.3g} s left cannot build and pass on a model of {nnz} nonzeros "
+                               f"(about {nnz * _model.SECONDS_PER_NONZERO:.3g} s)")
 
 
 # -- exact and bounds ---------------------------------------------------------------------------
@@ -65,7 +71,7 @@ def milp(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
                                    "activity_rows: without both the completion variables are unconstrained")
     require_horizon(instance)
     data = offline_data(instance)
-    require_size(data, "milp", cumulative=rows["cumulative"], activity=rows["activity"])
+    require_size(data, "milp", ctx, cumulative=rows["cumulative"], activity=rows["activity"])
     model = build_model(data, **rows)
     return model_outcome(ctx, model, lambda x: solution_from_arrays(*decode_counts(model, x)))
 
@@ -79,7 +85,8 @@ def row_options(options: dict) -> dict:
 def _lp_point(instance: PsLocalityInstance, ctx: SolveContext, rows: dict | None = None):
     data = offline_data(instance)
     rows = rows or {}
-    require_size(data, ctx.method.name, cumulative=rows.get("cumulative", True), activity=rows.get("activity", True))
+    require_size(data, ctx.method.name, ctx, cumulative=rows.get("cumulative", True),
+                 activity=rows.get("activity", True))
     model = build_model(data, integer=False, **rows)
     sol = ctx.solve_model(model)
     if sol.status == "infeasible":
@@ -99,7 +106,7 @@ def lp_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     bound when the back-end gives one; none otherwise)."""
     require_horizon(instance)
     data, rows = offline_data(instance), row_options(ctx.options)
-    require_size(data, "lp", cumulative=rows["cumulative"], activity=rows["activity"])
+    require_size(data, "lp", ctx, cumulative=rows["cumulative"], activity=rows["activity"])
     model = build_model(data, integer=False, **rows)
     sol = ctx.solve_model(model)
     if sol.status == "infeasible":

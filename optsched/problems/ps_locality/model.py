@@ -42,12 +42,17 @@ from optsched.core.linear import LinearModel, ModelBuilder
 from .instance import PROGRESS_RTOL, PsLocalityInstance
 
 __all__ = ["ModelData", "solo_rates", "solo_slots", "offline_data", "pooled_data", "lower_bound_buckets",
-           "build_model", "build_ip", "decode_counts", "model_nonzeros", "MAX_NONZEROS"]
+           "build_model", "build_ip", "decode_counts", "model_nonzeros", "MAX_NONZEROS",
+           "SECONDS_PER_NONZERO"]
 
 #: a model of more nonzeros (:func:`model_nonzeros`) is not built: about 200 bytes per nonzero
 #: (the builder's index and value arrays and their concatenations, the matrix, its copy in the
 #: solver's process and HiGHS's own copies) keep a run under 4 GB [ours]
 MAX_NONZEROS = 20_000_000
+#: building a model and handing it to the solver's process cost about this many seconds per
+#: nonzero, outside the solver's own time limit (the unloaded share of pipeline-schedule's
+#: measured 14 us per nonzero on 2 cores shared at load 20) [ours]
+SECONDS_PER_NONZERO = 5e-6
 
 
 @dataclass
