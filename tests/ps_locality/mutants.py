@@ -92,4 +92,10 @@ MUTATIONS = [
     M("psl-time-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
       "    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:", "    if False:",
       "milp, lp and rr build a model they have no time left to build and hand over"),
+    M("psl-online-overrun", "ps-locality", "status", PP + "ps_locality/online.py",
+      "        if left is not None and left < -(OVERRUN_SHARE * limit + OVERRUN_S):", "        if False:",
+      "online-rr's greedy fill after the budget runs on without end"),
+    M("psl-lower-bound-time-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:  # no time to build it: the solo sum",
+      "    if False:", "lower-bound builds a pooled LP it has no time left to build and hand over"),
 ]

@@ -184,3 +184,33 @@ def test_models_without_the_time_to_build_stop_before_building(small, method, mo
                          options=meth.resolve_options({}), left=need * 0.99)
     with pytest.raises(TimeLimitReached, match="nonzeros"):
         meth.run(small, short)
+
+
+def test_lower_bound_without_the_time_to_build_answers_the_solo_sum(small, monkeypatch):
+    from optsched.problems.ps_locality.model import lower_bound_buckets, pooled_data
+
+    meth = PROBLEM.get_method("lower-bound")
+    opts = meth.resolve_options({})
+    starts = lower_bound_buckets(small, opts["fine_slots"])
+    need = model_nonzeros(pooled_data(small), bucket_starts=starts) * model.SECONDS_PER_NONZERO
+    monkeypatch.setattr(algorithms, "build_model", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    out = meth.run(small, ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=3600.0), options=opts,
+                                       left=need * 0.99))
+    assert out.status == "time_limit" and out.bound == float(solo_slots(small).sum())
+
+
+def test_online_rr_stops_once_the_greedy_fill_overruns():
+    """Past the budget the window LPs give way to the greedy fill; once that runs past half the
+    limit plus OVERRUN_S more, the run stops with time_limit and no schedule."""
+    from optsched.problems.ps_locality import online
+
+    inst = optsched.generate("ps-locality", seed=0, preset="tiny")
+    meth = PROBLEM.get_method("online-rr")
+    opts = meth.resolve_options({})
+    late = -(online.OVERRUN_SHARE * 10.0 + online.OVERRUN_S) - 1e-3
+    with pytest.raises(TimeLimitReached, match="greedy fill"):
+        meth.run(inst, ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=10.0), options=opts, left=late))
+    # just within the overrun: the greedy fill finishes the schedule
+    out = meth.run(inst, ShortContext(PROBLEM, meth, settings=SolverSettings(time_limit=10.0), options=opts,
+                                      left=late + 2e-3))
+    assert check(inst, out.solution).feasible and out.stats["greedy_fallback_solves"] > 0

@@ -133,6 +133,13 @@ def lower_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     starts = lower_bound_buckets(instance, fine)
     data = pooled_data(instance)
     nnz = model_nonzeros(data, bucket_starts=starts, activity=ctx.options["activity_rows"])
+    left = ctx.remaining()
+    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:  # no time to build it: the solo sum
+        return Outcome(objective=solo, bound=solo, status="time_limit",
+                       reason=f"the {left:.3g} s left cannot build and pass on the pooled LP of {nnz} nonzeros: "
+                              "the bound is the sum of solo times",
+                       stats={"sum_solo_slots": solo, "pooled_lp": None, "buckets": len(starts),
+                              "pooled_lp_nonzeros": nnz})
     if nnz > _model.MAX_NONZEROS:  # the pooled LP is not built: the sum of solo times alone
         return Outcome(objective=solo, bound=solo, status="feasible",
                        reason=f"the pooled LP would have {nnz} nonzeros, more than {_model.MAX_NONZEROS}: "
