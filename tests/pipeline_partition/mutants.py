@@ -54,4 +54,13 @@ MUTATIONS = [
     M("pp-layers-range", "pipeline-partition", "error-path", PP + "pipeline_partition/problem.py",
       'bounds=Interval(1, 1_000_000)),', 'bounds=Interval(1, 100_000)),',
       "the random chain refused past 10^5 positions although 10^6 is a supported scale"),
+    M("pp-minmax-size-rule", "pipeline-partition", "error-path", PP + "pipeline_partition/methods.py",
+      "    return (n <= MINMAX_MAX_POSITIONS,", "    return (True,",
+      "the quadratic-memory baselines run at any size (a MemoryError at 10^6 positions)"),
+    M("pp-clock-minmax", "pipeline-partition", "status", PP + "pipeline_partition/baselines.py",
+      "        if poll is not None:\n            poll()\n        total = np.maximum(value[:, None], part)",
+      "        total = np.maximum(value[:, None], part)", "the min-max partition does not poll per part"),
+    M("pp-clock-pipedream", "pipeline-partition", "status", PP + "pipeline_partition/baselines.py",
+      "            if poll is not None:\n                poll()\n            best, best_split, best_used = A[j, m], -1, used[j, m]",
+      "            best, best_split, best_used = A[j, m], -1, used[j, m]", "PipeDream's DP does not poll the clock"),
 ]

@@ -18,3 +18,53 @@ def test_a_million_positions_is_accepted_and_one_more_refused():
     assert validate_parameters(PROBLEM.name, options, {"layers": 1_000_000})["layers"] == 1_000_000
     with pytest.raises(InvalidOptionError, match="layers"):
         optsched.generate("pipeline-partition", seed=0, layers=1_000_001)
+
+
+def test_quadratic_baselines_refuse_past_their_memory_rule():
+    """param-balanced, time-balanced and dapple hold (n + 1)^2 sums: past MINMAX_MAX_POSITIONS
+    they are refused (exit 2) before allocating, not crashed by a MemoryError."""
+    import numpy as np
+
+    from optsched.core.errors import NotApplicable
+    from optsched.problems.pipeline_partition.baselines import MINMAX_MAX_POSITIONS
+    from optsched.problems.pipeline_partition.generate import chain_instance
+
+    big = chain_instance(list(np.full(MINMAX_MAX_POSITIONS + 1, 1e-3)), topology="nvlink:4")
+    for method in ("param-balanced", "time-balanced", "dapple"):
+        ok, why = PROBLEM.get_method(method).applicable(big)
+        assert not ok and str(MINMAX_MAX_POSITIONS) in why
+        with pytest.raises(NotApplicable):
+            optsched.solve(big, method)
+
+
+class _Polls:
+    def __init__(self, stop_at=None):
+        self.stop_at, self.calls = stop_at, 0
+
+    def __call__(self):
+        from optsched.core.solving import TimeLimitReached
+
+        self.calls += 1
+        if self.stop_at is not None and self.calls >= self.stop_at:
+            raise TimeLimitReached("stopped")
+
+
+def test_baseline_dps_poll_the_clock():
+    """The min-max partition polls once per part, PipeDream's DP once per (machines, position)."""
+    import numpy as np
+
+    from optsched.core.solving import TimeLimitReached
+    from optsched.problems.pipeline_partition.baselines import minmax_partition, pipedream_dp
+
+    c = np.concatenate([[0.0], np.cumsum(np.arange(1.0, 13.0))])
+    polls = _Polls()
+    minmax_partition(c, 4, polls)
+    assert polls.calls == 3
+    polls = _Polls()
+    pipedream_dp(c, c * 0, 3, 1.0, polls)
+    assert polls.calls == 2 * (len(c) - 2)
+    with pytest.raises(TimeLimitReached):
+        pipedream_dp(c, c * 0, 3, 1.0, _Polls(5))
+    inst = optsched.generate("pipeline-partition", seed=0, preset="small")
+    for method in ("time-balanced", "pipedream"):
+        assert optsched.solve(inst, method, time_limit=1e-9).status == "time_limit"

@@ -221,23 +221,23 @@ def uniform(instance, ctx):
 
 def param_balanced(instance, ctx):
     """Baseline (no guarantee): DeepSpeed-style parameter balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.param_balanced_plan(instance))
+    return _baseline(instance, baselines.param_balanced_plan(instance, ctx.check_time))
 
 
 def time_balanced(instance, ctx):
     """Baseline (no guarantee): torchgpipe-style forward-time balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.time_balanced_plan(instance))
+    return _baseline(instance, baselines.time_balanced_plan(instance, ctx.check_time))
 
 
 def pipedream(instance, ctx):
     """Baseline (no guarantee on this cost model): PipeDream's DP, O(n^2 N^2); its own predicted
     bottleneck in ``stats["pipedream_model_bottleneck"]``. [code]"""
-    plan, predicted = baselines.pipedream_plan(instance)
+    plan, predicted = baselines.pipedream_plan(instance, ctx.check_time)
     return _baseline(instance, plan, pipedream_model_bottleneck=predicted)
 
 
 def dapple(instance, ctx):
     """Baseline (no guarantee): DAPPLE-style planner, O(N K n^2). [reconstruction]"""
-    plan, estimate = baselines.dapple_plan(instance)
+    plan, estimate = baselines.dapple_plan(instance, ctx.check_time)
     return _baseline(instance, plan, dapple_estimate=estimate)
 
