@@ -63,4 +63,11 @@ MUTATIONS = [
     M("pp-clock-pipedream", "pipeline-partition", "status", PP + "pipeline_partition/baselines.py",
       "            if poll is not None:\n                poll()\n            best, best_split, best_used = A[j, m], -1, used[j, m]",
       "            best, best_split, best_used = A[j, m], -1, used[j, m]", "PipeDream's DP does not poll the clock"),
+    M("pp-milp-size-rule", "pipeline-partition", "error-path", PP + "pipeline_partition/methods.py",
+      '               applicable=size_limit(milp_assignments, MILP_MAX_ASSIGNMENTS, "n x largest K", "milp"),\n', "",
+      "milp builds its Python-row model at any size"),
+    M("pp-clock-milp-rows", "pipeline-partition", "status", PP + "pipeline_partition/model.py",
+      "    for l in range(n):  # each position in exactly one stage\n        if poll is not None:\n            poll()\n",
+      "    for l in range(n):  # each position in exactly one stage\n",
+      "the MILP's rows over positions are built without the clock"),
 ]

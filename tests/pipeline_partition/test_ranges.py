@@ -68,3 +68,25 @@ def test_baseline_dps_poll_the_clock():
     inst = optsched.generate("pipeline-partition", seed=0, preset="small")
     for method in ("time-balanced", "pipedream"):
         assert optsched.solve(inst, method, time_limit=1e-9).status == "time_limit"
+
+
+def test_milp_size_rule_and_its_construction_polls():
+    """milp applies up to MILP_MAX_ASSIGNMENTS assignment columns; its rows over positions poll
+    the clock once per position (two loops), so a stop during construction ends the run."""
+    import numpy as np
+
+    from optsched.core.solving import TimeLimitReached
+    from optsched.problems.pipeline_partition.generate import chain_instance
+    from optsched.problems.pipeline_partition.model import MILP_MAX_ASSIGNMENTS, build_model_for
+
+    big = chain_instance(list(np.full(MILP_MAX_ASSIGNMENTS // 4 + 1, 1e-3)), topology="nvlink:4")
+    ok, why = PROBLEM.get_method("milp").applicable(big)
+    assert not ok and "n x largest K" in why
+    inst = optsched.generate("pipeline-partition", seed=0, preset="tiny")
+    polls = _Polls()
+    build_model_for(inst, 2, polls)
+    n = inst.num_positions
+    assert polls.calls == n + (n - 1)
+    with pytest.raises(TimeLimitReached):
+        build_model_for(inst, 2, _Polls(3))
+    assert optsched.solve(inst, "milp", time_limit=1e-9).status == "time_limit"

@@ -103,7 +103,14 @@ def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     best_plan, best_value, bounds, statuses = None, math.inf, [], []
     solver = {}
     for K in instance.stage_counts():
-        model = build_model_for(instance, K)
+        try:
+            model = build_model_for(instance, K, ctx.check_time)
+        except TimeLimitReached:
+            if best_plan is None:
+                raise
+            statuses.append("time_limit")
+            bounds.append(None)  # the stage counts not solved leave OPT unbounded below
+            break
         sol = ctx.solve_model(model)    # the context hands each K the time left of the budget
         solver = {"backend": sol.backend, "solver_version": sol.solver_version}
         statuses.append(sol.status)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from optsched.pipeline.partition.dp import SUBSET_MAX_DEVICES, SUBSET_MAX_POSITIONS
 
 from . import algorithms
+from optsched.core.registry import size_limit
+
 from .baselines import MINMAX_MAX_POSITIONS
+from .model import MILP_MAX_ASSIGNMENTS, milp_assignments
 from . import bisect as _bisect
 from .problem import PROBLEM
 
@@ -38,6 +41,7 @@ def _bisect_ok(inst) -> tuple[bool, str]:
 
 
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+               applicable=size_limit(milp_assignments, MILP_MAX_ASSIGNMENTS, "n x largest K", "milp"),
                summary="MILP per stage count (partition + replication + mapping), best over K")(algorithms.milp)
 
 PROBLEM.method("dp", kind="exact", fidelity="ours",
