@@ -200,8 +200,8 @@ def test_lower_bound_without_the_time_to_build_answers_the_solo_sum(small, monke
 
 
 def test_online_rr_stops_once_the_greedy_fill_overruns():
-    """Past the budget the window LPs give way to the greedy fill; once that runs past half the
-    limit plus OVERRUN_S more, the run stops with time_limit and no schedule."""
+    """Past the budget the window LPs give way to the greedy fill; once that runs past
+    OVERRUN_SHARE of the limit plus OVERRUN_S more, the run stops with time_limit and no schedule."""
     from optsched.problems.ps_locality import online
 
     inst = optsched.generate("ps-locality", seed=0, preset="tiny")

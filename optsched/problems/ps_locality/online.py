@@ -62,8 +62,8 @@ def online_applicable(instance: PsLocalityInstance) -> tuple[bool, str]:
 #: once the budget is spent the window LPs give way to the greedy fill, which may finish the
 #: schedule for at most this share of the limit plus OVERRUN_S seconds more; then the run stops
 #: with ``time_limit`` and no schedule [ours]
-OVERRUN_SHARE = 0.5
-OVERRUN_S = 2.0
+OVERRUN_SHARE = 0.25
+OVERRUN_S = 1.0
 
 class _RollingRounding(Policy):
     def __init__(self, instance: PsLocalityInstance, ctx: SolveContext, window: int, kappa: float, max_lp_jobs: int):
@@ -153,8 +153,8 @@ class _RollingRounding(Policy):
     def on_tick(self, sim, now):
         left, limit = self.ctx.remaining(), self.ctx.time_limit
         if left is not None and left < -(OVERRUN_SHARE * limit + OVERRUN_S):
-            raise TimeLimitReached(f"the greedy fill after the time limit of {limit} s ran past half of it "
-                                   f"plus {OVERRUN_S:g} s: no complete schedule")
+            raise TimeLimitReached(f"the greedy fill after the time limit of {limit} s ran past {OVERRUN_SHARE:g} "
+                                   f"of it plus {OVERRUN_S:g} s: no complete schedule")
         t = SLOTS.slot_at(now)
         inst, s = self.inst, self.schedule
         if t >= inst.horizon_slots:
