@@ -399,10 +399,16 @@ def _convert(value: Any, tp: Any, path: str, problem: str, *, strict: bool) -> A
     raise TypeError(f"optsched cannot convert field type {_type_name(tp)} at {path}")
 
 
+#: element types a tuple of which converts to a list as is (no element to recurse into)
+_PLAIN = frozenset({float, int, str, bool, type(None)})
+
+
 def _to_data(value: Any) -> Any:
     if isinstance(value, Record):
         return value.to_dict()
     if isinstance(value, tuple):
+        if set(map(type, value)) <= _PLAIN:  # an array of scalars (10^6 of them in large instances)
+            return list(value)
         return [_to_data(v) for v in value]
     if isinstance(value, dict):
         return {k: _to_data(v) for k, v in value.items()}

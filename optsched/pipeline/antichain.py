@@ -30,7 +30,7 @@ Layers are ``0..n-1``; sets of layers are Python ints used as bitmasks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from optsched.core.errors import InvalidInstanceError
 
 __all__ = ["LayerDag", "DownsetLattice", "ChainLattice", "PipeDreamStates", "pipedream_antichain_dag",
            "bits", "popcount"]
+
+#: a caller's ``poll`` runs at least this often (down-sets) inside one level of the enumeration
+POLL_STATES = 4096
 
 
 def bits(mask: int) -> list[int]:
@@ -123,14 +126,18 @@ class LayerDag:
                 out |= 1 << v
         return out
 
-    def pipedream_extras(self) -> list[int]:
+    def pipedream_extras(self, poll: Callable[[], None] | None = None) -> list[int]:
         """Per layer a, PipeDream's augmenting predecessors: the ancestors p of a with an out-edge
-        to a layer that is neither a nor an ancestor of a [code: ``augment_antichain``]."""
+        to a layer that is neither a nor an ancestor of a [code: ``augment_antichain``].
+        O(n^2) bit operations on n-bit masks the first time (then cached); ``poll``, when given,
+        is called once per layer (a caller's clock check: it stops the computation by raising)."""
         cached = self.__dict__.get("_extras")
         if cached is not None:
             return cached
         out = []
         for a in range(self.n):
+            if poll is not None:
+                poll()
             extra = 0
             for p in bits(self.anc[a]):
                 if self.succ[p] & ~self.anc[a] & ~(1 << a):
@@ -185,13 +192,16 @@ class DownsetLattice(_Levels):
     PipeDream's augmented antichain (computed only when ``pd_bytes`` is given, else 0).
     Sums are accumulated along the enumeration (their rounding differs from a direct sum by a
     few ulps). Enumeration stops with :class:`MemoryError` past
-    ``max_states`` down-sets (the memory bound). O(S n) time for S down-sets.
+    ``max_states`` down-sets (the memory bound). O(S n) time for S down-sets. ``poll``, when
+    given, is called once per level and every :data:`POLL_STATES` down-sets of a level (a
+    caller's clock check: it stops the enumeration by raising).
     """
 
     def __init__(self, dag: LayerDag, work: Sequence[float], params: Sequence[float], cut_bytes: Sequence[float],
-                 pd_bytes: Sequence[float] | None = None, max_states: int = 2_000_000):
+                 pd_bytes: Sequence[float] | None = None, max_states: int = 2_000_000,
+                 poll: Callable[[], None] | None = None):
         self.dag = dag
-        extras = dag.pipedream_extras() if pd_bytes is not None else None
+        extras = dag.pipedream_extras(poll) if pd_bytes is not None else None
         self.masks, self.children, self._index = [[0]], [np.zeros((1, 0), np.int64)], [{0: 0}]
         self.work, self.params = [np.zeros(1)], [np.zeros(1)]
         self.cut, self.pd_cut = [np.zeros(1)], [np.zeros(1)]
@@ -206,10 +216,14 @@ class DownsetLattice(_Levels):
         pred, succ, succ_lists = dag.pred, dag.succ, dag.succ_lists
         pred_bits = [bits(m) for m in pred]
         for _ in range(dag.n):
+            if poll is not None:
+                poll()
             prev_index = self._index[-1]
             index: dict[int, int] = {}
             states, w, p, c, kids_rows = [], [], [], [], []
             for s, (D, free, top, opened) in enumerate(prev_states):
+                if poll is not None and s % POLL_STATES == POLL_STATES - 1:
+                    poll()
                 f = free
                 while f:
                     low = f & -f
@@ -274,17 +288,21 @@ class DownsetLattice(_Levels):
 class ChainLattice(_Levels):
     """One chain of nested down-sets (``chain[i]`` bitmasks, strictly increasing, ending at V)
     as a lattice whose level i holds ``chain[i - 1]`` with child the previous level: the
-    one-path restriction (the DP over it is exact over plans whose cuts lie on the chain)."""
+    one-path restriction (the DP over it is exact over plans whose cuts lie on the chain).
+    ``poll``, when given, is called once per cut (a caller's clock check)."""
 
-    def __init__(self, dag: LayerDag, chain: Sequence[int], work, params, cut_bytes, pd_bytes=None):
+    def __init__(self, dag: LayerDag, chain: Sequence[int], work, params, cut_bytes, pd_bytes=None,
+                 poll: Callable[[], None] | None = None):
         pd_bytes = cut_bytes if pd_bytes is None else pd_bytes
-        extras = dag.pipedream_extras()
+        extras = dag.pipedream_extras(poll)
         self.dag = dag
         self.masks, self._index = [[0]], [{0: 0}]
         self.children = [np.zeros((1, 0), np.int64)]
         self.work, self.params, self.cut, self.pd_cut = [np.zeros(1)], [np.zeros(1)], [np.zeros(1)], [np.zeros(1)]
         prev = 0
         for D in chain:
+            if poll is not None:
+                poll()
             if D & ~prev == 0 or prev & ~D or not dag.is_downset(D):
                 raise ValueError("the chain must be strictly increasing down-sets")
             self.masks.append([D])

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -230,7 +231,8 @@ def parse_pipedream_graph(text: str, source: str = "graph.txt") -> LayerGraph:
     return graph
 
 
-def antichain_chain(graph: LayerGraph) -> list[tuple[frozenset, tuple[str, ...]]]:
+def antichain_chain(graph: LayerGraph, poll: Callable[[], None] | None = None
+                    ) -> list[tuple[frozenset, tuple[str, ...]]]:
     """PipeDream's antichain linearization of a layer DAG, as one chain of states.
 
     [code: PipeDream ``graph.py``] Each state is an antichain (augmented with the predecessors
@@ -241,11 +243,15 @@ def antichain_chain(graph: LayerGraph) -> list[tuple[frozenset, tuple[str, ...]]
     two closures. For a chain the states are the layers themselves.
 
     Returns ``[(closure, augmented_antichain), ...]`` in chain order; the last closure is every
-    node (the function raises if the DAG has nodes the path cannot reach).
+    node (the function raises if the DAG has nodes the path cannot reach). ``poll``, when given,
+    is called once per node of the closures' pass and once per step of the path (a caller's
+    clock check: it stops the walk by raising).
     """
     order = graph.topological_order()
     preds: dict[str, frozenset] = {}
     for n in order:
+        if poll is not None:
+            poll()
         s: set = set()
         for p in graph.in_edges[n]:
             s.add(p)
@@ -288,6 +294,8 @@ def antichain_chain(graph: LayerGraph) -> list[tuple[frozenset, tuple[str, ...]]
     members = closure(state)
     chain = [(members, augment(state))]
     while members != full:
+        if poll is not None:
+            poll()
         aug = augment(state)
         inside = set(aug)
         options = []

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 
@@ -54,3 +55,22 @@ def test_antichain_dp_against_pipedreams_algorithm_gnmt_large():
           f"PipeDream's DP {t_pd:.2f} s ({pd.stats['pipedream_states']} states), ratio {t_pd / t_exact:.1f}")
     assert exact.objective <= pd.objective * (1 + 1e-9)
     assert t_pd / t_exact >= 2.0
+
+
+# -- the time limit at the declared bounds -------------------------------------------------------
+LIMIT = 5.0
+
+
+@pytest.mark.parametrize("layers", [400, 10_000])
+@pytest.mark.parametrize("method", ["antichain-dp", "chain-dp"])
+def test_time_limit_at_the_declared_bounds(method, layers):
+    """A random DAG at the generator's largest worker count (1024) and 400 or 10,000 layers (the
+    largest accepted), solved with ``time_limit = 5``: the library call's wall time / limit is
+    printed (the command line adds its start-up and the instance's loading), with the load."""
+    inst = optsched.generate("pipeline-graph", seed=0, layers=layers, workers=1024)
+    t = time.perf_counter()
+    r = optsched.solve(inst, method, time_limit=LIMIT)
+    wall = time.perf_counter() - t
+    print(f"\n{method} {layers} layers x 1024 workers: {r.status}, wall {wall:.2f} s = {wall / LIMIT:.2f} x limit, "
+          f"load {os.getloadavg()[0]:.1f}")
+    assert r.status in ("time_limit", "optimal", "feasible") and r.solution is not None

@@ -4,6 +4,9 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the clock and size tests run in the fast stage
+FAST = ['tests/pipeline_graph/test_time_limit.py']
+
 MUTATIONS = [
     # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
     M("pg-edge-back", "pipeline-graph", "checker", PP + "pipeline_graph/instance.py",
@@ -24,4 +27,31 @@ MUTATIONS = [
     M("imp-pipedream-graph-ms", "pipeline-graph", "importer", PP + "pipeline_graph/generate.py",
       'forward_s=tuple(d["forward_ms"] / 1000.0 for d in nodes)', 'forward_s=tuple(d["forward_ms"] for d in nodes)',
       "PipeDream forward times kept in ms"),
+    # -- the clock inside every loop that grows with the input, and the memory rule ------------------
+    M("pg-clock-dp-level", "pipeline-graph", "status", PP + "pipeline_graph/dp.py",
+      "            if expired is not None and expired():\n                raise Stopped\n            phi = self.phi[L]",
+      "            phi = self.phi[L]", "the DP's levels do not poll the clock (a probe runs to its end)"),
+    M("pg-clock-traceback", "pipeline-graph", "status", PP + "pipeline_graph/dp.py",
+      "            if expired is not None and expired():\n                raise Stopped\n            D = lat.masks[L][i]",
+      "            D = lat.masks[L][i]", "the traceback does not poll the clock"),
+    M("pg-clock-lattice-level", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "            if poll is not None:\n                poll()\n            prev_index = self._index[-1]",
+      "            prev_index = self._index[-1]", "the down-set enumeration does not poll per level"),
+    M("pg-clock-lattice-states", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "                if poll is not None and s % POLL_STATES == POLL_STATES - 1:\n                    poll()\n",
+      "", "the down-set enumeration does not poll inside a wide level"),
+    M("pg-clock-chain-lattice", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "            if poll is not None:\n                poll()\n            if D & ~prev == 0",
+      "            if D & ~prev == 0", "the chain lattice does not poll per cut"),
+    M("pg-clock-extras", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "            if poll is not None:\n                poll()\n            extra = 0",
+      "            extra = 0", "PipeDream's augmenting sets (quadratic) are computed without the clock"),
+    M("pg-clock-walk", "pipeline-graph", "status", "optsched/workloads/profiles.py",
+      "    while members != full:\n        if poll is not None:\n            poll()\n",
+      "    while members != full:\n", "the one-path walk does not poll per step"),
+    M("pg-clock-pipedream", "pipeline-graph", "status", PP + "pipeline_graph/baselines.py",
+      "            if poll is not None:\n                poll()\n            ks = states.ancestors[j]",
+      "            ks = states.ancestors[j]", "PipeDream's DP does not poll the clock"),
+    M("pg-memory-cap", "pipeline-graph", "status", PP + "pipeline_graph/dp.py",
+      "    if need > memory_cap:", "    if False:", "the lattice DP runs whatever its memory estimate"),
 ]

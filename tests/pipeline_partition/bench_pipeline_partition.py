@@ -229,3 +229,33 @@ def test_pipedream_gnmt_large_16_workers():
     # better than over the whole DAG; on this profile it must reproduce PipeDream's value (1e-9
     # relative: the same sums in another order)
     assert predicted == pytest.approx(full, rel=1e-9)
+
+
+# -- the time limit at the declared bound --------------------------------------------------------
+@pytest.fixture(scope="module")
+def million():
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    return chain_instance(list(rng.uniform(1e-3, 1e-2, n)), topology="nvlink:8",
+                          activation=list(rng.uniform(1e3, 1e4, n)), parameters=list(rng.uniform(0, 1e3, n)))
+
+
+@pytest.mark.parametrize("method", ["dp", "order-dp", "uniform", "time-balanced", "pipedream", "dapple", "bisect",
+                                    "tree-order-dp", "map-bb", "milp"])
+def test_time_limit_at_a_million_positions(million, method):
+    """A 10^6-position chain (the generator's largest) on 8 devices whose memory holds it, solved
+    with ``time_limit = 5``: the library call's wall time / limit is printed with the load."""
+    import os
+
+    from optsched.core.errors import NotApplicable
+
+    limit = 5.0
+    million.sha256()  # the core hashes the instance before the budget starts: not the method's time
+    t = time.perf_counter()
+    try:
+        status = optsched.solve(million, method, time_limit=limit).status
+    except NotApplicable:
+        status = "refused"
+    wall = time.perf_counter() - t
+    print(f"\n{method} 10^6 positions: {status}, wall {wall:.2f} s = {wall / limit:.2f} x limit, "
+          f"load {os.getloadavg()[0]:.1f}")

@@ -4,6 +4,9 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the range test runs in the fast stage
+FAST = ['tests/pipeline_partition/test_ranges.py']
+
 MUTATIONS = [
     # -- checkers: stop enforcing one constraint ------------------------------------------------------
     M("pp-memory", "pipeline-partition", "checker", "optsched/pipeline/partition/instance.py",
@@ -47,4 +50,24 @@ MUTATIONS = [
       '"activation": sum(_number(a, where + " activation_size") for a in acts if a.strip()),',
       '"activation": _number(acts[0], where + " activation_size"),',
       "a bracketed activation list: only its first entry counted"),
+    # -- declared ranges from the supported scale ------------------------------------------------------
+    M("pp-layers-range", "pipeline-partition", "error-path", PP + "pipeline_partition/problem.py",
+      'bounds=Interval(1, 1_000_000)),', 'bounds=Interval(1, 100_000)),',
+      "the random chain refused past 10^5 positions although 10^6 is a supported scale"),
+    M("pp-minmax-size-rule", "pipeline-partition", "error-path", PP + "pipeline_partition/methods.py",
+      "    return (n <= MINMAX_MAX_POSITIONS,", "    return (True,",
+      "the quadratic-memory baselines run at any size (a MemoryError at 10^6 positions)"),
+    M("pp-clock-minmax", "pipeline-partition", "status", PP + "pipeline_partition/baselines.py",
+      "        if poll is not None:\n            poll()\n        total = np.maximum(value[:, None], part)",
+      "        total = np.maximum(value[:, None], part)", "the min-max partition does not poll per part"),
+    M("pp-clock-pipedream", "pipeline-partition", "status", PP + "pipeline_partition/baselines.py",
+      "            if poll is not None:\n                poll()\n            best, best_split, best_used = A[j, m], -1, used[j, m]",
+      "            best, best_split, best_used = A[j, m], -1, used[j, m]", "PipeDream's DP does not poll the clock"),
+    M("pp-milp-size-rule", "pipeline-partition", "error-path", PP + "pipeline_partition/methods.py",
+      '               applicable=size_limit(milp_assignments, MILP_MAX_ASSIGNMENTS, "n x largest K", "milp"),\n', "",
+      "milp builds its Python-row model at any size"),
+    M("pp-clock-milp-rows", "pipeline-partition", "status", PP + "pipeline_partition/model.py",
+      "    for l in range(n):  # each position in exactly one stage\n        if poll is not None:\n            poll()\n",
+      "    for l in range(n):  # each position in exactly one stage\n",
+      "the MILP's rows over positions are built without the clock"),
 ]

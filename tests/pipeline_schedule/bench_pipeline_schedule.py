@@ -54,3 +54,39 @@ def test_1f1b_64_stages_1024_microbatches(benchmark):
           f"plain-Python event loop {reference_seconds:.3f} s (best of 3), ratio {ratio:.2f}; "
           f"makespan {result.makespan:.1f} s, LB {result.lower_bound:.1f} s")
     assert ratio < 1.0, "the vectorized engine must beat the plain loop it replaces at this size"
+
+
+# -- the time limit at the declared bounds -------------------------------------------------------
+LIMIT = 5.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, stages, microbatches", [
+    ("milp", 64, 125),      # the largest 64-stage model within the nonzero cap (19.9 million)
+    ("list", 64, 512),
+    ("list", 1024, 128),    # the generator's largest K x M (131,072) at its largest K
+    ("1f1b", 1024, 128),
+    ("1f1b", 64, 2048),
+])
+def test_time_limit_at_the_declared_bounds(method, stages, microbatches):
+    """``time_limit = 5``: the library call's wall time / limit is printed with the load."""
+    import os
+
+    inst = optsched.generate("pipeline-schedule", seed=0, stages=stages, microbatches=microbatches)
+    t = time.perf_counter()
+    r = optsched.solve(inst, method, time_limit=LIMIT)
+    wall = time.perf_counter() - t
+    print(f"\n{method} {stages} x {microbatches}: {r.status}, wall {wall:.2f} s = {wall / LIMIT:.2f} x limit, "
+          f"load {os.getloadavg()[0]:.1f}")
+    assert r.status in ("time_limit", "optimal", "feasible")
+
+
+@pytest.mark.slow
+def test_milp_refused_past_the_cap_at_once():
+    from optsched.core.errors import NotApplicable
+
+    inst = optsched.generate("pipeline-schedule", seed=0, stages=64, microbatches=512)
+    t = time.perf_counter()
+    with pytest.raises(NotApplicable):
+        optsched.solve(inst, "milp", time_limit=LIMIT)
+    print(f"\nmilp 64 x 512 refused in {time.perf_counter() - t:.3f} s")

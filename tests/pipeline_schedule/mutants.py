@@ -4,6 +4,9 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the clock and size tests run in the fast stage
+FAST = ['tests/pipeline_schedule/test_time_limit.py']
+
 MUTATIONS = [
     # -- checkers: stop enforcing one constraint ------------------------------------------------------
     M("ps-cap", "pipeline-schedule", "checker", PP + "pipeline_schedule/instance.py",
@@ -35,6 +38,28 @@ MUTATIONS = [
     M("list-backward-transfer-ignored", "pipeline-schedule", "step", PP + "pipeline_schedule/algorithms.py",
       "heapq.heappush(bq[k - 1], (end + x[k - 1], m))", "heapq.heappush(bq[k - 1], (end, m))",
       "list: a backward counted ready at the previous stage without its transfer"),
+    # -- the clock inside every loop that grows with the input, and the size rule --------------------
+    M("ps-clock-list", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "        if poll is not None and step % POLL_STEPS == 0:\n            poll()\n", "",
+      "the list scheduler does not poll the clock"),
+    M("ps-clock-load-cuts", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "            if poll is not None:\n                poll()\n            twin = a + M",
+      "            twin = a + M", "the MILP's sequence-load cuts are built without the clock"),
+    M("ps-clock-cap-rows", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "                if poll is not None:\n                    poll()\n                const, terms = 0.0, []",
+      "                const, terms = 0.0, []", "the MILP's cap rows are built without the clock"),
+    M("ps-milp-stop-incumbent", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "        raise TimeLimitReached(str(exc), incumbent) from None", "        raise",
+      "milp stopped while building drops the list schedule"),
+    M("ps-milp-size-rule", "pipeline-schedule", "status", PP + "pipeline_schedule/methods.py",
+      '               applicable=size_limit(model_nonzeros, MILP_MAX_NONZEROS, "model nonzeros", "milp"),\n', "",
+      "milp builds a model of any size"),
+    M("ps-task-cap", "pipeline-schedule", "error-path", PP + "pipeline_schedule/generate.py",
+      "    if stages * microbatches > MAX_STAGE_MICROBATCHES:", "    if False:",
+      "the generator accepts more stages x microbatches than the checker handles in time"),
+    M("ps-milp-time-rule", "pipeline-schedule", "status", PP + "pipeline_schedule/algorithms.py",
+      "    if left is not None and left < need:  # the model could not even be built and handed over in time",
+      "    if False:", "milp builds a model it has no time left to build and hand over"),
 ]
 FAST = ["tests/pipeline_schedule/test_methods.py::test_list_is_non_delay_with_the_transfers_counted"]
 

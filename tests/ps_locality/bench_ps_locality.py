@@ -76,3 +76,31 @@ def test_time_limit_at_the_declared_bound(benchmark, tmp_path):
                               kwargs={"options": {'trials': 100000}}, rounds=1, iterations=1)
     benchmark.extra_info.update(info)
     print(f"\n{info}")
+
+
+# -- the time limit at a large instance ----------------------------------------------------------
+LIMIT = 5.0
+
+
+@pytest.fixture(scope="module")
+def large():
+    return optsched.generate("ps-locality", seed=0, jobs=2000, machines=500)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["milp", "lp", "rr", "lower-bound", "fifo-locality", "drf", "online-rr"])
+def test_time_limit_2000_jobs_500_machines(large, method):
+    """``time_limit = 5`` on 2,000 jobs and 500 machines: the library call's wall time / limit is
+    printed with the load; milp, lp and rr are refused (1.9 billion nonzeros) before building."""
+    import os
+
+    from optsched.core.errors import NotApplicable
+
+    t = time.perf_counter()
+    try:
+        status = optsched.solve(large, method, time_limit=LIMIT).status
+    except NotApplicable:
+        status = "refused"
+    wall = time.perf_counter() - t
+    print(f"\n{method} 2000 x 500: {status}, wall {wall:.2f} s = {wall / LIMIT:.2f} x limit, "
+          f"load {os.getloadavg()[0]:.1f}")

@@ -4,6 +4,9 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
+#: the clock and size tests run in the fast stage
+FAST = ['tests/ps_locality/test_time_limit.py']
+
 MUTATIONS = [
     # -- checkers: stop enforcing one constraint ------------------------------------------------------
     M("psl-gpu-only-capacity", "ps-locality", "checker", PP + "ps_locality/instance.py",
@@ -64,9 +67,38 @@ MUTATIONS = [
     M("imp-ps-bandwidth-bits", "ps-locality", "importer", PP + "ps_locality/trace.py",
       "bandwidth_ex=1250.0 * slot_s", "bandwidth_ex=10000.0 * slot_s",
       "10 Gbit/s read as 10 GB/s between machines"),
-    # -- rr's trials under the clock (tests/ps_locality/test_rr_time_limit.py) ---------------------------
-    M("psl-rr-clock", "ps-locality", "status", PP + "ps_locality/algorithms.py",
-      "        if ctx.expired():  # the best repaired schedule so far (if any) is the incumbent",
-      "        if False:", "rr's trials ignore the clock"),
+    # -- the clock inside every loop that grows with the input, and the size rule --------------------
+    M("psl-clock-fifo-slot", "ps-locality", "status", PP + "ps_locality/slots.py",
+      "        if poll is not None:\n            poll()\n        s.begin(t)\n        for i in order:",
+      "        s.begin(t)\n        for i in order:", "fifo-locality does not poll per slot"),
+    M("psl-clock-fifo-job", "ps-locality", "status", PP + "ps_locality/slots.py",
+      "            if poll is not None:\n                poll()\n            want = ",
+      "            want = ", "fifo-locality does not poll per job placed"),
+    M("psl-clock-drf-slot", "ps-locality", "status", PP + "ps_locality/slots.py",
+      "        if poll is not None:\n            poll()\n        s.begin(t)\n        jobs = list(s.active())",
+      "        s.begin(t)\n        jobs = list(s.active())", "drf does not poll per slot"),
+    M("psl-clock-drf-worker", "ps-locality", "status", PP + "ps_locality/slots.py",
+      "            if poll is not None:\n                poll()\n            i = min(",
+      "            i = min(", "drf does not poll per worker offered"),
+    M("psl-clock-repair", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "        if poll is not None:\n            poll()\n        s.begin(t)",
+      "        s.begin(t)", "rr's repair does not poll per slot"),
+    M("psl-rr-stop-incumbent", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      'raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached", incumbent())',
+      'raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached", None)',
+      "rr stopped drops its best repaired trial"),
+    M("psl-size-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "    if nnz > _model.MAX_NONZEROS:\n        raise NotApplicable", "    if False:\n        raise NotApplicable",
+      "milp, lp and rr build a model of any size"),
+    M("psl-time-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:\n        raise TimeLimitReached",
+      "    if False:\n        raise TimeLimitReached",
+      "milp, lp and rr build a model they have no time left to build and hand over"),
+    M("psl-online-overrun", "ps-locality", "status", PP + "ps_locality/online.py",
+      "        if left is not None and left < -(OVERRUN_SHARE * limit + OVERRUN_S):", "        if False:",
+      "online-rr's greedy fill after the budget runs on without end"),
+    M("psl-lower-bound-time-rule", "ps-locality", "status", PP + "ps_locality/algorithms.py",
+      "    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:  # no time to build it: the solo sum",
+      "    if False:", "lower-bound builds a pooled LP it has no time left to build and hand over"),
 ]
 FAST = ["tests/ps_locality/test_rr_time_limit.py"]

@@ -18,11 +18,11 @@ import time
 
 from optsched.core.errors import InvalidInstanceError, InvalidOptionError
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext
+from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.workloads.profiles import LayerGraph, antichain_chain
 
 from . import baselines
-from .dp import Plan, chain_lattice, full_lattice, plan_value, solve_lattice
+from .dp import Plan, chain_lattice, full_lattice, plan_value, single_stage_plan, solve_lattice
 from .instance import PipelineGraphInstance
 
 __all__ = ["antichain_dp", "chain_dp", "pipedream", "brute", "one_path", "BRUTE_MAX_LAYERS", "BRUTE_MAX_WORKERS"]
@@ -31,9 +31,10 @@ BRUTE_MAX_LAYERS = 8
 BRUTE_MAX_WORKERS = 4
 
 
-def one_path(instance: PipelineGraphInstance) -> list[int]:
+def one_path(instance: PipelineGraphInstance, poll=None) -> list[int]:
     """The down-sets of optsched's antichain linearization (bitmasks), in chain order (cached on
-    the instance: the applicability test and the method both need it)."""
+    the instance: the applicability test and the method both need it). ``poll`` is the caller's
+    clock check (it raises to stop the walk)."""
     cached = instance.__dict__.get("_one_path")
     if cached is not None:
         return cached
@@ -41,14 +42,19 @@ def one_path(instance: PipelineGraphInstance) -> list[int]:
                    edges={str(i): [] for i in range(instance.num_layers)})
     for u, v in instance.edges:
         g.edges[str(u)].append(str(v))
-    path = [sum(1 << int(v) for v in members) for members, _ in antichain_chain(g)]
+    path = [sum(1 << int(v) for v in members) for members, _ in antichain_chain(g, poll)]
     object.__setattr__(instance, "_one_path", path)
     return path
 
 
-def _deadline(ctx: SolveContext):
-    left = ctx.remaining()
-    return None if left is None else time.perf_counter() + left
+def _direct_bound(instance: PipelineGraphInstance) -> float:
+    """Total work / workers: every plan's value is at least this (sum_k r_k t_k >= sum_k W_k)."""
+    return float(instance.work.sum()) / instance.workers * (1 - 1e-12)
+
+
+def _stopped(plan: Plan, value: float, lower: float | None, why: str, **stats) -> Outcome:
+    return Outcome(solution=plan.solution(), objective=value, bound=lower, status="time_limit", reason=why,
+                   stats=stats)
 
 
 def _outcome(instance, plan: Plan, value: float, lower: float | None, exact: bool, **stats) -> Outcome:
@@ -60,31 +66,46 @@ def _outcome(instance, plan: Plan, value: float, lower: float | None, exact: boo
 
 def chain_dp(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
     start = time.perf_counter()
-    lat = chain_lattice(instance, one_path(instance))
-    plan, value, lower, stats = solve_lattice(instance, lat, deadline=_deadline(ctx))
-    return _outcome(instance, plan, value, None, False, chain_bound=lower, seconds=time.perf_counter() - start,
-                    **stats)
+    first = single_stage_plan(instance)
+    try:
+        lat = chain_lattice(instance, one_path(instance, ctx.check_time), ctx.check_time)
+    except TimeLimitReached:  # stopped before the path's DP: the one-stage plan
+        return Outcome(solution=first.solution(), objective=plan_value(instance, first), status="time_limit",
+                       reason="the time limit stopped the linearization: the best one-stage plan")
+    plan, value, lower, stats = solve_lattice(instance, lat, start=first, expired=ctx.expired)
+    out = _outcome(instance, plan, value, None, False, chain_bound=lower, seconds=time.perf_counter() - start,
+                   **stats)
+    if stats.get("stopped"):
+        out.status, out.reason = "time_limit", "the time limit stopped the search over the path"
+    return out
 
 
 def antichain_dp(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
+    """Started from the best one-stage plan, then ``chain-dp``'s; every phase polls the clock,
+    and a stop returns the best plan so far with status ``time_limit`` (bound: total work /
+    workers, or the search's proven bound)."""
     t0 = time.perf_counter()
-    deadline = _deadline(ctx)
+    start = single_stage_plan(instance)
+    direct = _direct_bound(instance)
     try:
-        chain = chain_lattice(instance, one_path(instance))
-        start, _, _, _ = solve_lattice(instance, chain, deadline=deadline)
-    except InvalidInstanceError:  # a DAG the one-path linearization cannot cover: start from one stage
-        start = None
-    t1 = time.perf_counter()
-    try:
-        lat = full_lattice(instance)
-    except MemoryError as exc:  # the memory bound: return the chain's plan, not proved optimal
-        if start is None:
-            raise
+        try:
+            chain = chain_lattice(instance, one_path(instance, ctx.check_time), ctx.check_time)
+            start, _, _, cstats = solve_lattice(instance, chain, start=start, expired=ctx.expired)
+            if cstats.get("stopped"):
+                ctx.check_time()
+        except InvalidInstanceError:  # a DAG the one-path linearization cannot cover: start from one stage
+            pass
+        t1 = time.perf_counter()
+        lat = full_lattice(instance, poll=ctx.check_time)
+    except TimeLimitReached:
+        return _stopped(start, plan_value(instance, start), direct,
+                        "the time limit stopped the search before the lattice DP: the best plan so far")
+    except MemoryError as exc:  # the lattice or memory bound: the chain's plan, not proved optimal
         plan, value = start, plan_value(instance, start)
         return Outcome(solution=plan.solution(), objective=value, status="feasible",
                        reason=f"{exc} (the lattice bound): returned chain-dp's plan, not proved optimal")
     t2 = time.perf_counter()
-    plan, value, lower, stats = solve_lattice(instance, lat, start=start, deadline=deadline)
+    plan, value, lower, stats = solve_lattice(instance, lat, start=start, expired=ctx.expired)
     return _outcome(instance, plan, value, lower, True, chain_seconds=t1 - t0, lattice_seconds=t2 - t1,
                     search_seconds=time.perf_counter() - t2, **stats)
 
@@ -107,7 +128,7 @@ def _ratio_option(text: str, instance: PipelineGraphInstance):
 
 def pipedream(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
     ratio = _ratio_option(ctx.options.get("activation_compression_ratio", "instance"), instance)
-    plan, predicted, states = baselines.pipedream_plan(instance, ratio=ratio)
+    plan, predicted, states = baselines.pipedream_plan(instance, ratio=ratio, poll=ctx.check_time)
     return Outcome(solution=plan.solution(), objective=plan_value(instance, plan), status="feasible",
                    stats={"pipedream_value": predicted, "pipedream_states": states, "activation_compression_ratio": ratio})
 

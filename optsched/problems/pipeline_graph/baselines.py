@@ -35,9 +35,11 @@ def pipedream_states(instance: PipelineGraphInstance, max_states: int = PIPEDREA
 
 
 def pipedream_plan(instance: PipelineGraphInstance, states: PipeDreamStates | None = None,
-                   ratio: float | None = ..., machines: int | None = None) -> tuple[Plan, float, int]:
+                   ratio: float | None = ..., machines: int | None = None,
+                   poll=None) -> tuple[Plan, float, int]:
     """(plan, PipeDream's predicted value, number of states). ``ratio`` defaults to the
-    instance's ``activation_compression_ratio``; ``machines`` to its workers."""
+    instance's ``activation_compression_ratio``; ``machines`` to its workers. ``poll`` (the
+    caller's clock check, raising to stop) runs once per (machines, state) step of the DP."""
     states = states or pipedream_states(instance)
     c = instance.activation_compression_ratio if ratio is ... else ratio
     N = machines or instance.workers
@@ -55,6 +57,8 @@ def pipedream_plan(instance: PipelineGraphInstance, states: PipeDreamStates | No
     for m in range(1, N):
         mps = np.arange(1, m + 1)
         for j in range(1, S):
+            if poll is not None:
+                poll()
             ks = states.ancestors[j]
             if ks.size == 0:
                 continue

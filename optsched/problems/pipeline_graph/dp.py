@@ -27,12 +27,23 @@ upper end to the probed plan's true value; once the bracket is narrower than 1e-
 hi (1 - 1e-9) until one is infeasible: the value is then optimal up to 1e-9 relative
 (``status optimal``, ``bound`` = the last infeasible threshold). The threshold test carries a
 relative slack of 1e-12 for rounding, far below that gap.
+
+Clock: the enumeration of the lattice, every level of the DP (:meth:`_Oracle.run`), every stage of
+the traceback and every probe poll the caller's clock (``poll`` raises to stop, ``expired`` says
+whether to stop); a probe stopped half-way is dropped and the best plan so far is returned.
+
+Memory [ours]: the DP holds Φ (and the transfer filter) for every down-set, 8 N bytes each, and two
+levels of M plus the temporaries of one level, about :data:`BYTES_PER_PAIR` bytes per (down-set of
+the widest level, (k, r) pair), N (N - 1) / 2 pairs: :func:`oracle_bytes`. A lattice whose
+estimate exceeds :data:`MEMORY_CAP` is not searched (:func:`full_lattice` raises
+:class:`MemoryError` before the DP allocates anything, and stops its enumeration once the
+per-down-set part alone exceeds the cap).
 """
 
 from __future__ import annotations
 
 import math
-import time
+from typing import Callable
 
 import numpy as np
 
@@ -40,7 +51,8 @@ from optsched.pipeline.antichain import ChainLattice, DownsetLattice, LayerDag, 
 
 from .instance import PipelineGraphInstance
 
-__all__ = ["Plan", "full_lattice", "chain_lattice", "solve_lattice", "plan_value", "single_stage_plan"]
+__all__ = ["Plan", "full_lattice", "chain_lattice", "solve_lattice", "plan_value", "single_stage_plan",
+           "oracle_bytes", "MEMORY_CAP", "MAX_STATES"]
 
 SLACK = 1e-12
 #: bisection stops at this relative width; then probes just below the incumbent finish the proof
@@ -49,6 +61,37 @@ BISECT_TOL = 1e-4
 #: plan that probe finds is strictly better than hi)
 GAP = 1e-9
 INF = math.inf
+#: the lattice bound: at most this many down-sets are enumerated
+MAX_STATES = 2_000_000
+#: the DP's memory estimate (:func:`oracle_bytes`) may not exceed this many bytes (4 GiB)
+MEMORY_CAP = 4 << 30
+#: bytes per (down-set of a level, (k, r) pair) of one level's step: M of two levels (float64)
+#: and the temporaries of the level (the threshold, the row copy and the candidate values,
+#: float64; three boolean masks), rounded up
+BYTES_PER_PAIR = 48
+
+
+class Stopped(Exception):
+    """The caller's clock stopped a probe (internal to :func:`solve_lattice`)."""
+
+
+def _per_state_bytes(instance: PipelineGraphInstance) -> int:
+    """Bytes the DP keeps per down-set: Φ and, with a transfer term, its filter (float64, N each)."""
+    transfer = instance.objective == "bottleneck" or instance.activation_compression_ratio is not None
+    return 8 * instance.workers * (2 if transfer else 1)
+
+
+def oracle_bytes(instance: PipelineGraphInstance, level_sizes) -> int:
+    """The DP's memory estimate over a lattice with these level sizes (see the module docstring).
+
+    >>> from optsched.problems.pipeline_graph.generate import random_dag
+    >>> oracle_bytes(random_dag(0, 4, 3), [1, 1, 1, 1, 1])   # 5 x 48 + 3 pairs x 48 x 1
+    384
+    """
+    sizes = [int(x) for x in level_sizes]
+    N = instance.workers
+    pairs = N * (N - 1) // 2
+    return _per_state_bytes(instance) * sum(sizes) + BYTES_PER_PAIR * pairs * max(sizes, default=0)
 
 
 class Plan:
@@ -72,20 +115,41 @@ def _coef(instance: PipelineGraphInstance, r: np.ndarray) -> np.ndarray:
     return 4.0 * (r - 1) / (bw * r)
 
 
-def full_lattice(instance: PipelineGraphInstance, max_states: int = 2_000_000) -> DownsetLattice:
+def full_lattice(instance: PipelineGraphInstance, max_states: int = MAX_STATES,
+                 poll: Callable[[], None] | None = None, memory_cap: int | None = None) -> DownsetLattice:
+    """Every down-set; :class:`MemoryError` past ``max_states`` down-sets or when the DP over
+    them would exceed ``memory_cap`` bytes (default :data:`MEMORY_CAP`; :func:`oracle_bytes`).
+    ``poll`` is the clock check."""
+    memory_cap = MEMORY_CAP if memory_cap is None else memory_cap
     pd = instance.act if instance.objective == "pipedream" and instance.activation_compression_ratio else None
-    return DownsetLattice(instance.dag, instance.work, instance.params, instance.act, pd, max_states=max_states)
+    fit = max(1, memory_cap // _per_state_bytes(instance))
+    try:
+        lat = DownsetLattice(instance.dag, instance.work, instance.params, instance.act, pd,
+                             max_states=min(max_states, fit), poll=poll)
+    except MemoryError as exc:
+        if fit < max_states:
+            raise MemoryError(f"{exc}: the DP over them needs more than the {memory_cap / 2**30:g} GiB memory cap "
+                              f"at N = {instance.workers}") from None
+        raise
+    need = oracle_bytes(instance, [len(m) for m in lat.masks])
+    if need > memory_cap:
+        raise MemoryError(f"the DP over {lat.num_states} down-sets (widest level {max(len(m) for m in lat.masks)}) "
+                          f"at N = {instance.workers} needs about {need / 2**30:.1f} GiB, more than the "
+                          f"{memory_cap / 2**30:g} GiB memory cap")
+    return lat
 
 
-def chain_lattice(instance: PipelineGraphInstance, chain: list[int]) -> ChainLattice:
-    return ChainLattice(instance.dag, chain, instance.work, instance.params, instance.act)
+def chain_lattice(instance: PipelineGraphInstance, chain: list[int], poll: Callable[[], None] | None = None
+                  ) -> ChainLattice:
+    return ChainLattice(instance.dag, chain, instance.work, instance.params, instance.act, poll=poll)
 
 
 def plan_value(instance: PipelineGraphInstance, plan: Plan) -> float:
     """The plan's value from bitmasks (the same terms as the checker, computed independently)."""
     dag = instance.dag
     bw, c = instance.bandwidth, instance.activation_compression_ratio
-    extras = dag.pipedream_extras()
+    # PipeDream's augmenting sets only where its transfer term is charged (O(n^2) the first time)
+    extras = dag.pipedream_extras() if instance.objective != "bottleneck" and c is not None else None
     terms, prev = [], 0
     K = len(plan.cuts)
     for k, (D, r) in enumerate(zip(plan.cuts, plan.replicas)):
@@ -106,8 +170,16 @@ def plan_value(instance: PipelineGraphInstance, plan: Plan) -> float:
 
 
 def single_stage_plan(instance: PipelineGraphInstance) -> Plan:
-    best = min(range(1, instance.workers + 1), key=lambda r: plan_value(instance, Plan([instance.dag.full], [r])))
-    return Plan([instance.dag.full], [best])
+    """One stage of every layer on the best replication (the lowest r among equal values): its
+    value, :func:`plan_value`'s terms of one stage, over every r at once."""
+    W, P = float(instance.work.sum()), float(instance.params.sum())
+    r = np.arange(1, instance.workers + 1, dtype=float)
+    bw = instance.bandwidth
+    if instance.objective == "bottleneck":
+        value = W / r + np.where(r > 1, 2.0 * (r - 1) / r * P / bw, 0.0)
+    else:
+        value = (W + 4.0 * (r - 1) * P / (bw * r)) / r
+    return Plan([instance.dag.full], [int(np.argmin(value)) + 1])
 
 
 class _Oracle:
@@ -152,8 +224,9 @@ class _Oracle:
             self._pair_cache = (ks, rs, starts)
         return self._pair_cache
 
-    def run(self, T: float, fast: bool = False) -> bool:
-        """Compute g for every cut at threshold T; True iff g(V) <= N.
+    def run(self, T: float, fast: bool = False, expired: Callable[[], bool] | None = None) -> bool:
+        """Compute g for every cut at threshold T; True iff g(V) <= N. ``expired`` is polled at
+        every level; when it says so the run raises :class:`Stopped`.
 
         Cuts that no plan of value <= T can use are skipped ("dead"): g(D) >= ceil(W(D) / T')
         and the layers after D need >= ceil((W(V) - W(D)) / T') more workers (T' = T with the
@@ -171,6 +244,8 @@ class _Oracle:
         M_prev = np.full((2, P), -INF, dtype)  # level 0 ({}): never a D' of a later stage; row -1 pads
         rint = np.arange(1, N + 1)
         for L in range(1, len(self.lat.masks)):
+            if expired is not None and expired():
+                raise Stopped
             phi = self.phi[L]
             n_L = phi.shape[0]
             w = self.lat.work[L]
@@ -216,8 +291,9 @@ class _Oracle:
             self.g.append(g)
         return bool(self.g[-1][0] <= N)
 
-    def traceback(self, T: float) -> Plan:
-        """A plan of value <= T (up to the slack) from the g of the last :meth:`run`."""
+    def traceback(self, T: float, expired: Callable[[], bool] | None = None) -> Plan:
+        """A plan of value <= T (up to the slack) from the g of the last :meth:`run`
+        (``expired`` is polled at every stage; :class:`Stopped` when it says so)."""
         N, r = self.N, self.r
         rT = r * T * (1 + SLACK)
         lat = self.lat
@@ -225,6 +301,8 @@ class _Oracle:
         L, i, budget = self.full_level, 0, N
         cuts, reps = [], []
         while True:
+            if expired is not None and expired():
+                raise Stopped
             D = lat.masks[L][i]
             phi = self.phi[L][i]
             first = [rr for rr in range(1, budget + 1) if phi[rr - 1] <= rT[rr - 1]]
@@ -261,12 +339,13 @@ class _Oracle:
 
 
 def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None = None,
-                  deadline: float | None = None) -> tuple[Plan, float, float, dict]:
+                  expired: Callable[[], bool] | None = None) -> tuple[Plan, float, float, dict]:
     """The optimum over the plans whose cuts are in ``lattice``: (plan, value, lower bound, stats).
 
     ``start`` is a feasible plan of that space (default: one stage with the best replication);
-    the lower bound equals the value up to 1e-12 relative unless ``deadline`` (a
-    ``time.perf_counter()`` instant) stops the search first.
+    the lower bound equals the value up to 1e-12 relative unless ``expired`` (the caller's
+    clock, polled before every probe and at every level of one) stops the search first
+    (``stats["stopped"]``).
     """
     plan = start or single_stage_plan(instance)
     hi = plan_value(instance, plan)
@@ -274,9 +353,10 @@ def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None =
     oracle = _Oracle(instance, lattice)
     probes = 0
     strict = True  # first probe just below the start's value: one probe proves a start optimal
-    precision_lost = False
+    precision_lost = stopped = False
     while hi > lo * (1 + 2 * GAP) and hi > 0 and probes <= 400:
-        if deadline is not None and time.perf_counter() > deadline:
+        if expired is not None and expired():
+            stopped = True
             break
         if strict or hi - lo <= BISECT_TOL * hi:
             T = hi * (1 - GAP)
@@ -285,15 +365,20 @@ def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None =
         strict = False
         probes += 1
         fast = hi - lo > BISECT_TOL * hi
-        feasible = oracle.run(T, fast=fast)
-        cand = None
-        if feasible and fast:
-            try:
-                cand = oracle.traceback(T)
-            except RuntimeError:  # float32 was optimistic here: decide in float64
-                feasible = oracle.run(T)
+        try:
+            feasible = oracle.run(T, fast=fast, expired=expired)
+            cand = None
+            if feasible and fast:
+                try:
+                    cand = oracle.traceback(T, expired)
+                except RuntimeError:  # float32 was optimistic here: decide in float64
+                    feasible = oracle.run(T, expired=expired)
+            if feasible:
+                cand = cand or oracle.traceback(T, expired)
+        except Stopped:  # the probe is dropped: its threshold is neither proved nor refuted
+            stopped = True
+            break
         if feasible:
-            cand = cand or oracle.traceback(T)
             v = plan_value(instance, cand)
             if v > T * (1 + 1e-10) or v >= hi:
                 # the DP's float sums disagree with the plan's own value: fields that span many
@@ -310,4 +395,6 @@ def solve_lattice(instance: PipelineGraphInstance, lattice, start: Plan | None =
     stats = {"probes": probes, "states": lattice.num_states}
     if precision_lost:
         stats["precision_lost"] = True
+    if stopped:
+        stats["stopped"] = True
     return plan, hi, lo, stats

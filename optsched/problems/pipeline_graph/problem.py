@@ -32,8 +32,8 @@ PROBLEM = register_problem(Problem(
     presets=PRESETS,
     generator_options={
         "profile": Option(str, "", "PipeDream graph.txt; empty: a random DAG"),
-        "layers": Option(int, 6, "layers of the random DAG", bounds=Interval(1, 100_000)),
-        "workers": Option(int, 3, "number of workers N", bounds=Interval(1, 10_000)),
+        "layers": Option(int, 6, "layers of the random DAG", bounds=Interval(1, 10_000)),
+        "workers": Option(int, 3, "number of workers N", bounds=Interval(1, 1024)),
         "objective": Option(str, "bottleneck", "bottleneck | pipedream"),
         "bandwidth": Option(float, 1e9, "bytes/s between workers (PipeDream's default 1e9)", bounds=Interval(0, 1e15, closed="right")),
         "activation_compression_ratio": Option(float, 0.0, "PipeDream's transfer term divisor; 0: no transfer term", bounds=Interval(0, 1e6)),

@@ -103,7 +103,14 @@ def milp(instance: PipelinePartitionInstance, ctx: SolveContext) -> Outcome:
     best_plan, best_value, bounds, statuses = None, math.inf, [], []
     solver = {}
     for K in instance.stage_counts():
-        model = build_model_for(instance, K)
+        try:
+            model = build_model_for(instance, K, ctx.check_time)
+        except TimeLimitReached:
+            if best_plan is None:
+                raise
+            statuses.append("time_limit")
+            bounds.append(None)  # the stage counts not solved leave OPT unbounded below
+            break
         sol = ctx.solve_model(model)    # the context hands each K the time left of the budget
         solver = {"backend": sol.backend, "solver_version": sol.solver_version}
         statuses.append(sol.status)
@@ -221,23 +228,23 @@ def uniform(instance, ctx):
 
 def param_balanced(instance, ctx):
     """Baseline (no guarantee): DeepSpeed-style parameter balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.param_balanced_plan(instance))
+    return _baseline(instance, baselines.param_balanced_plan(instance, ctx.check_time))
 
 
 def time_balanced(instance, ctx):
     """Baseline (no guarantee): torchgpipe-style forward-time balance, O(K n^2). [reconstruction]"""
-    return _baseline(instance, baselines.time_balanced_plan(instance))
+    return _baseline(instance, baselines.time_balanced_plan(instance, ctx.check_time))
 
 
 def pipedream(instance, ctx):
     """Baseline (no guarantee on this cost model): PipeDream's DP, O(n^2 N^2); its own predicted
     bottleneck in ``stats["pipedream_model_bottleneck"]``. [code]"""
-    plan, predicted = baselines.pipedream_plan(instance)
+    plan, predicted = baselines.pipedream_plan(instance, ctx.check_time)
     return _baseline(instance, plan, pipedream_model_bottleneck=predicted)
 
 
 def dapple(instance, ctx):
     """Baseline (no guarantee): DAPPLE-style planner, O(N K n^2). [reconstruction]"""
-    plan, estimate = baselines.dapple_plan(instance)
+    plan, estimate = baselines.dapple_plan(instance, ctx.check_time)
     return _baseline(instance, plan, dapple_estimate=estimate)
 

@@ -51,15 +51,23 @@ def uniform_plan(instance: PipelinePartitionInstance) -> Plan:
     return _one_device_per_stage(list(zip(edges[:-1], edges[1:])))
 
 
-def minmax_partition(cumulative: np.ndarray, num_parts: int) -> list[tuple[int, int]]:
+#: the O(n^2)-memory baselines (``param-balanced``, ``time-balanced``, ``dapple``) apply up to this
+#: many positions: three (n + 1)^2 float64 matrices, 600 MB at 5,000 [ours]
+MINMAX_MAX_POSITIONS = 5000
+
+
+def minmax_partition(cumulative: np.ndarray, num_parts: int, poll=None) -> list[tuple[int, int]]:
     """Exact contiguous partition of n weights (prefix sums ``cumulative``, length n + 1) into
-    ``num_parts`` non-empty parts minimizing the largest part sum; O(K n^2) with numpy."""
+    ``num_parts`` non-empty parts minimizing the largest part sum; O(K n^2) time, O(n^2) memory
+    with numpy. ``poll`` (the caller's clock check, raising to stop) runs once per part."""
     n = len(cumulative) - 1
     part = cumulative[None, :] - cumulative[:, None]
     part = np.where(np.triu(np.ones((n + 1, n + 1), bool), 1), part, np.inf)
     value = part[0].copy()  # one part covering [0, j)
     choice = []
     for _ in range(1, num_parts):
+        if poll is not None:
+            poll()
         total = np.maximum(value[:, None], part)
         arg = np.argmin(total, axis=0)
         value = total[arg, np.arange(n + 1)]
@@ -73,15 +81,15 @@ def minmax_partition(cumulative: np.ndarray, num_parts: int) -> list[tuple[int, 
     return bounds[::-1]
 
 
-def param_balanced_plan(instance: PipelinePartitionInstance) -> Plan:
-    return _one_device_per_stage(minmax_partition(instance.cumulative["parameter_bytes"], _stages(instance)))
+def param_balanced_plan(instance: PipelinePartitionInstance, poll=None) -> Plan:
+    return _one_device_per_stage(minmax_partition(instance.cumulative["parameter_bytes"], _stages(instance), poll))
 
 
-def time_balanced_plan(instance: PipelinePartitionInstance) -> Plan:
-    return _one_device_per_stage(minmax_partition(instance.cumulative["forward_s"], _stages(instance)))
+def time_balanced_plan(instance: PipelinePartitionInstance, poll=None) -> Plan:
+    return _one_device_per_stage(minmax_partition(instance.cumulative["forward_s"], _stages(instance), poll))
 
 
-def pipedream_dp(work: np.ndarray, params: np.ndarray, machines: int, bandwidth: float
+def pipedream_dp(work: np.ndarray, params: np.ndarray, machines: int, bandwidth: float, poll=None
                  ) -> tuple[float, list[tuple[int, int]], list[int]]:
     """PipeDream's one-level DP on a chain (prefix sums ``work`` of fw + bw and ``params``).
 
@@ -89,6 +97,7 @@ def pipedream_dp(work: np.ndarray, params: np.ndarray, machines: int, bandwidth:
     (work + 4 m P / (bw (m + 1))) / (m + 1), the value with one machine fewer, or a last stage
     (k, j] on m' machines after A[k][m - m']; transfers ignored (PipeDream's default). Returns
     (A[n-1][machines-1], stage bounds, replication factors). O(n^2 N^2) with numpy over k.
+    ``poll`` (the caller's clock check, raising to stop) runs once per (machines, position).
     """
     n = len(work) - 1
     INF = np.inf
@@ -101,6 +110,8 @@ def pipedream_dp(work: np.ndarray, params: np.ndarray, machines: int, bandwidth:
         used[:, m] = r
     for m in range(1, machines):
         for j in range(1, n):
+            if poll is not None:
+                poll()
             best, best_split, best_used = A[j, m], -1, used[j, m]
             if A[j, m - 1] < best:
                 best, best_split, best_used = A[j, m - 1], split[j, m - 1], used[j, m - 1]
@@ -131,7 +142,7 @@ def pipedream_dp(work: np.ndarray, params: np.ndarray, machines: int, bandwidth:
     return value, bounds[::-1], reps[::-1]
 
 
-def pipedream_plan(instance: PipelinePartitionInstance) -> tuple[Plan, float]:
+def pipedream_plan(instance: PipelinePartitionInstance, poll=None) -> tuple[Plan, float]:
     """PipeDream's plan (devices: consecutive blocks of the bandwidth-greedy order) and
     PipeDream's own predicted bottleneck."""
     c = instance.cumulative
@@ -139,7 +150,8 @@ def pipedream_plan(instance: PipelinePartitionInstance) -> tuple[Plan, float]:
     wide = instance.widest[~np.eye(N, dtype=bool)]
     bandwidth = float(wide.min()) if wide.size else 1.0
     machines = min(N, instance.replica_limit * instance.num_positions)
-    value, bounds, reps = pipedream_dp(c["forward_s"] + c["backward_s"], c["parameter_bytes"], machines, bandwidth)
+    value, bounds, reps = pipedream_dp(c["forward_s"] + c["backward_s"], c["parameter_bytes"], machines, bandwidth,
+                                       poll)
     reps = [min(r, instance.replica_limit) for r in reps]
     order = heuristic_order(instance) if not instance.is_uniform else list(range(N))
     groups, at = [], 0
@@ -149,7 +161,7 @@ def pipedream_plan(instance: PipelinePartitionInstance) -> tuple[Plan, float]:
     return Plan(bounds, groups), value
 
 
-def dapple_plan(instance: PipelinePartitionInstance) -> tuple[Plan, float]:
+def dapple_plan(instance: PipelinePartitionInstance, poll=None) -> tuple[Plan, float]:
     """The DAPPLE-style plan and its latency estimate (see the module docstring)."""
     N, n = instance.num_devices, instance.num_positions
     order = heuristic_order(instance) if not instance.is_uniform else list(range(N))
@@ -159,7 +171,7 @@ def dapple_plan(instance: PipelinePartitionInstance) -> tuple[Plan, float]:
         r = min(N // K, instance.replica_limit)
         if r < 1 or K > n:
             continue
-        bounds = minmax_partition((c["forward_s"] + c["backward_s"]) / r, K)
+        bounds = minmax_partition((c["forward_s"] + c["backward_s"]) / r, K, poll)
         groups = [order[k * r:(k + 1) * r] for k in range(K)]
         st = costs.stage_times_of(instance, bounds, groups)
         need = costs.memory_required(st, instance.microbatches, instance.optimizer_factor, instance.schedule,

@@ -5,12 +5,27 @@ from __future__ import annotations
 from optsched.pipeline.partition.dp import SUBSET_MAX_DEVICES, SUBSET_MAX_POSITIONS
 
 from . import algorithms
+from optsched.core.registry import size_limit
+
+from .baselines import MINMAX_MAX_POSITIONS
+from .model import MILP_MAX_ASSIGNMENTS, milp_assignments
 from . import bisect as _bisect
 from .problem import PROBLEM
 
 
 def _fixed_k_free(inst) -> tuple[bool, str]:
     return (inst.stages is None, "the planner chooses the number of stages (the instance fixes it)")
+
+
+def _minmax_ok(inst) -> tuple[bool, str]:
+    n = inst.num_positions
+    return (n <= MINMAX_MAX_POSITIONS, f"n = {n}; the min-max partition holds (n + 1)^2 sums: n <= "
+                                        f"{MINMAX_MAX_POSITIONS}")
+
+
+def _dapple_ok(inst) -> tuple[bool, str]:
+    ok, why = _fixed_k_free(inst)
+    return (_minmax_ok(inst) if ok else (ok, why))
 
 
 def _subset_ok(inst) -> tuple[bool, str]:
@@ -26,6 +41,7 @@ def _bisect_ok(inst) -> tuple[bool, str]:
 
 
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
+               applicable=size_limit(milp_assignments, MILP_MAX_ASSIGNMENTS, "n x largest K", "milp"),
                summary="MILP per stage count (partition + replication + mapping), best over K")(algorithms.milp)
 
 PROBLEM.method("dp", kind="exact", fidelity="ours",
@@ -43,16 +59,16 @@ PROBLEM.method("order-dp", kind="heuristic", fidelity="ours",
 PROBLEM.method("uniform", kind="baseline", fidelity="ours",
                summary="equal position counts, one device per stage")(algorithms.uniform)
 
-PROBLEM.method("param-balanced", kind="baseline", fidelity="reconstruction",
+PROBLEM.method("param-balanced", kind="baseline", fidelity="reconstruction", applicable=_minmax_ok,
                summary="DeepSpeed-style: min-max stage parameter bytes")(algorithms.param_balanced)
 
-PROBLEM.method("time-balanced", kind="baseline", fidelity="reconstruction",
+PROBLEM.method("time-balanced", kind="baseline", fidelity="reconstruction", applicable=_minmax_ok,
                summary="torchgpipe-style: min-max stage forward time")(algorithms.time_balanced)
 
 PROBLEM.method("pipedream", kind="baseline", fidelity="code", applicable=_fixed_k_free,
                summary="PipeDream's DP and cost model (replication, transfers ignored)")(algorithms.pipedream)
 
-PROBLEM.method("dapple", kind="baseline", fidelity="reconstruction", applicable=_fixed_k_free,
+PROBLEM.method("dapple", kind="baseline", fidelity="reconstruction", applicable=_dapple_ok,
                summary="DAPPLE-style: per K, balanced stages with N//K replicas, latency estimate")(algorithms.dapple)
 
 

@@ -43,7 +43,18 @@ def build_model(instance: PipelinePartitionInstance) -> LinearModel:
     return build_model_for(instance, instance.stages)
 
 
-def build_model_for(instance: PipelinePartitionInstance, num_stages: int) -> LinearModel:
+#: ``milp`` applies when n x min(n, N) <= this (positions x the largest stage count: the
+#: assignment columns of the largest K's model, whose rows are built in Python loops) [ours]
+MILP_MAX_ASSIGNMENTS = 200_000
+
+
+def milp_assignments(instance: PipelinePartitionInstance) -> int:
+    return instance.num_positions * max(instance.stage_counts(), default=1)
+
+
+def build_model_for(instance: PipelinePartitionInstance, num_stages: int, poll=None) -> LinearModel:
+    """The MILP for K = ``num_stages``; ``poll`` (the caller's clock check, raising to stop) runs
+    once per position in the loops over positions."""
     inst = instance
     objective = "bottleneck" if inst.objective == "bottleneck" else "sync-estimate"
     n, N, K, R = inst.num_positions, inst.num_devices, num_stages, inst.replica_limit
@@ -78,10 +89,14 @@ def build_model_for(instance: PipelinePartitionInstance, num_stages: int) -> Lin
 
     rows = b.rows("constraints")
     for l in range(n):  # each position in exactly one stage
+        if poll is not None:
+            poll()
         rows.add_terms([(assign[l, k], 1.0) for k in range(K)], lower=1.0, upper=1.0)
     rows.add_terms([(assign[0, 0], 1.0)], lower=1.0, upper=1.0)
     rows.add_terms([(assign[n - 1, K - 1], 1.0)], lower=1.0, upper=1.0)
     for l in range(1, n):  # contiguous, in order: l in k => l-1 in k or k-1
+        if poll is not None:
+            poll()
         for k in range(K):
             terms = [(assign[l, k], 1.0), (assign[l - 1, k], -1.0)]
             if k > 0:

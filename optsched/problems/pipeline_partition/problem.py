@@ -47,7 +47,7 @@ PROBLEM = register_problem(Problem(
     presets=PRESETS,
     generator_options={
         "profile": Option(str, "", "profile file (optsched JSON or PipeDream graph.txt); empty: a random chain"),
-        "layers": Option(int, 8, "positions of the random chain (without --profile)", bounds=Interval(1, 100_000)),
+        "layers": Option(int, 8, "positions of the random chain (without --profile)", bounds=Interval(1, 1_000_000)),
         "topology": Option(str, "nvlink:4", "device graph preset (nvlink:N, two-level:SxG[:INTRA:INTER], "
                                             "flat:N:BW, ring:N:BW, random:N[:P]) or a JSON file"),
         "stages": Option(int, 0, "number of stages K; 0: the planner chooses", bounds=Interval(0, 100_000)),

@@ -14,12 +14,13 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from typing import Callable
 
 import numpy as np
 
 from optsched.core.linear import LinearModel, ModelBuilder
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext, model_outcome
+from optsched.core.solving import SolveContext, TimeLimitReached, model_outcome
 from optsched.simulation.pipeline import (
     BACKWARD,
     FORWARD,
@@ -35,9 +36,20 @@ from optsched.simulation.pipeline import (
 from .instance import PipelineScheduleInstance
 
 __all__ = ["run_named", "list_order", "build_model", "milp", "brute", "brute_order_count",
-           "BRUTE_MAX_ORDERS"]
+           "BRUTE_MAX_ORDERS", "model_size", "model_nonzeros", "MILP_MAX_NONZEROS", "POLL_STEPS"]
 
 BRUTE_MAX_ORDERS = 20_000
+#: the list scheduler polls the clock once per this many placements (each costs O(K))
+POLL_STEPS = 64
+#: ``milp`` applies to instances whose model has at most this many nonzeros (:func:`model_size`):
+#: about 200 bytes per nonzero (the builder's triplets and Python rows, the matrix, its copy in
+#: the solver's process and HiGHS's own copies) keep the run under 4 GB [ours]
+MILP_MAX_NONZEROS = 20_000_000
+#: building the model and handing it to the solver's process cost about this many seconds per
+#: nonzero, and the solver's time limit does not cover them: 19.9 million nonzeros (64 x 125) took
+#: 146 s to build and 133 s to reach a 1 s HiGHS limit on 2 cores shared at load 20, 14 us per
+#: nonzero; this is the unloaded share [ours, measured]
+SECONDS_PER_NONZERO = 5e-6
 
 
 def _outcome(instance: PipelineScheduleInstance, kind: np.ndarray, mb: np.ndarray, *, bound: float | None = None,
@@ -106,7 +118,8 @@ def kfkb(instance: PipelineScheduleInstance, ctx: SolveContext) -> Outcome:
 
 
 # -- list scheduling ---------------------------------------------------------------------------
-def list_order(instance: PipelineScheduleInstance) -> tuple[np.ndarray, np.ndarray]:
+def list_order(instance: PipelineScheduleInstance, poll: Callable[[], None] | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """optsched's list scheduler [ours]: build the order task by task in time order.
 
     A task is *available* on stage k when the task it waits for (F(k-1, m), B(k+1, m), or
@@ -125,6 +138,8 @@ def list_order(instance: PipelineScheduleInstance) -> tuple[np.ndarray, np.ndarr
     Never deadlocks for caps >= 1 (proof in ``optsched/problems/pipeline_schedule/README.md#list``): the deepest
     stage holding an in-flight microbatch can always run its backward or pass it on. No
     guarantee: the ratio to OPT and to LB is reported empirically. O(K M (K + log M)).
+    ``poll`` (the caller's clock check, raising to stop) runs before every :data:`POLL_STEPS`
+    placements.
     """
     K, M = instance.stages, instance.microbatches
     fwd, bwd, x = instance.forward, instance.backward, instance.transfer
@@ -136,7 +151,9 @@ def list_order(instance: PipelineScheduleInstance) -> tuple[np.ndarray, np.ndarr
     fq[0] = [(0.0, m) for m in range(M)]
     kinds: list[list[int]] = [[] for _ in range(K)]
     mbs: list[list[int]] = [[] for _ in range(K)]
-    for _ in range(2 * K * M):
+    for step in range(2 * K * M):
+        if poll is not None and step % POLL_STEPS == 0:
+            poll()
         best = None  # (earliest start, 0 for the preferred kind, stage, kind)
         for k in range(K):
             # the next stage starves: no forward queued for it and room under its cap
@@ -180,7 +197,7 @@ def list_schedule(instance: PipelineScheduleInstance, ctx: SolveContext) -> Outc
     >>> optsched.solve(inst, "list").objective == optsched.solve(inst, "1f1b").objective
     True
     """
-    kind, mb = list_order(instance)
+    kind, mb = list_order(instance, ctx.check_time)
     return _outcome(instance, kind, mb)
 
 
@@ -221,7 +238,28 @@ def _release_tail(instance: PipelineScheduleInstance) -> tuple[np.ndarray, np.nd
     return release, tail
 
 
-def build_model(instance: PipelineScheduleInstance, horizon: float | None = None) -> LinearModel:
+def model_size(instance: PipelineScheduleInstance) -> tuple[int, int]:
+    """(columns, nonzeros) of :func:`build_model`'s model, exactly, from the sizes alone.
+
+    >>> import optsched
+    >>> model_size(optsched.generate("pipeline-schedule", seed=0, preset="identical"))
+    (513, 4862)
+    """
+    K, M = instance.stages, instance.microbatches
+    P = (2 * M) * (2 * M - 1) // 2 - M
+    capped = int(np.count_nonzero(instance.cap_array < M))
+    prec_rows = 2 * (K - 1) * M + M + (M - 1) + K * M
+    nonzeros = (2 * prec_rows + 6 * K * P + K * 2 * M * (2 * M) + K * 2 * M * (2 * M - 1)
+                + capped * M * 2 * (M - 1))
+    return 2 * K * M + 1 + K * P, nonzeros
+
+
+def model_nonzeros(instance: PipelineScheduleInstance) -> int:
+    return model_size(instance)[1]
+
+
+def build_model(instance: PipelineScheduleInstance, horizon: float | None = None,
+                poll: Callable[[], None] | None = None) -> LinearModel:
     """Disjunctive MILP of the minimum makespan.
 
     Variables: start S[k, t, m] >= 0 (t = 0 for F, 1 for B), makespan C >= LB, and per
@@ -304,6 +342,8 @@ def build_model(instance: PipelineScheduleInstance, horizon: float | None = None
     after_rows, before_rows = b.rows("load_after"), b.rows("load_before")
     for k in range(K):
         for a in range(2 * M):
+            if poll is not None:
+                poll()
             twin = a + M if a < M else a - M  # F(m) <-> B(m): F(m) first, by precedence
             const_after = const_before = 0.0
             after = [(C, 1.0), (Sflat[k, a], -1.0)]
@@ -328,6 +368,8 @@ def build_model(instance: PipelineScheduleInstance, horizon: float | None = None
     with b.rows("inflight_cap") as cap_rows:
         for k in np.flatnonzero(cap < M):
             for m in range(M):
+                if poll is not None:
+                    poll()
                 const, terms = 0.0, []
                 for m2 in range(M):
                     if m2 == m:
@@ -348,7 +390,20 @@ def milp(instance: PipelineScheduleInstance, ctx: SolveContext) -> Outcome:
     solver proves it; a limit gives ``time_limit``/``feasible`` with the bound and gap.
     """
     M = instance.microbatches
-    model = build_model(instance)
+    kind, mb = list_order(instance, ctx.check_time)
+    incumbent = _outcome(instance, kind, mb, status="time_limit",
+                         reason="the time limit stopped the model's construction: the list schedule")
+    left = ctx.remaining()
+    need = model_nonzeros(instance) * SECONDS_PER_NONZERO
+    if left is not None and left < need:  # the model could not even be built and handed over in time
+        incumbent.reason = (f"the {left:.3g} s left cannot build and pass on a model of {model_nonzeros(instance)} "
+                            f"nonzeros (about {need:.3g} s): the list schedule")
+        incumbent.stats["milp_skipped"] = True
+        return incumbent
+    try:
+        model = build_model(instance, horizon=incumbent.objective, poll=ctx.check_time)
+    except TimeLimitReached as exc:
+        raise TimeLimitReached(str(exc), incumbent) from None
 
     def decode(xv: np.ndarray) -> dict:
         start = model.block_values(xv, "start").reshape(instance.stages, 2 * M)
@@ -358,6 +413,8 @@ def milp(instance: PipelineScheduleInstance, ctx: SolveContext) -> Outcome:
 
     out = model_outcome(ctx, model, decode)
     if out.solution is None:
+        if out.status == "time_limit":  # the solver found no schedule in time: the list schedule
+            return incumbent
         return out
     return _outcome(instance, out.solution["kind"], out.solution["mb"], bound=out.bound, status=out.status,
                     backend=out.backend, solver_version=out.solver_version, reason=out.reason,

@@ -6,7 +6,7 @@ from optsched.core.params import Interval
 from optsched.core.registry import Option, size_limit
 
 from . import algorithms
-from .algorithms import BRUTE_MAX_ORDERS, brute_order_count
+from .algorithms import BRUTE_MAX_ORDERS, MILP_MAX_NONZEROS, brute_order_count, model_nonzeros
 from .problem import PROBLEM
 
 PROBLEM.method("gpipe", color="#ee6677", kind="baseline", fidelity="paper", applicable=algorithms.fits_caps("gpipe"),
@@ -28,7 +28,8 @@ PROBLEM.method("list", kind="heuristic", fidelity="ours",
                )(algorithms.list_schedule)
 
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
-               summary="disjunctive big-M MILP of the minimum makespan (small instances)"
+               summary="disjunctive big-M MILP of the minimum makespan (small instances)",
+               applicable=size_limit(model_nonzeros, MILP_MAX_NONZEROS, "model nonzeros", "milp"),
                )(algorithms.milp)
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",

@@ -18,12 +18,14 @@ import math
 
 import numpy as np
 
-from optsched.core.errors import Infeasible, InvalidOptionError, SolverError
+from optsched.core.errors import Infeasible, InvalidOptionError, NotApplicable, SolverError
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, TimeLimitReached, model_outcome
 
 from .instance import CAPACITY_RTOL, PsLocalityInstance, solution_from_arrays
-from .model import build_model, decode_counts, lower_bound_buckets, offline_data, pooled_data, solo_slots
+from . import model as _model
+from .model import (ModelData, build_model, decode_counts, lower_bound_buckets, model_nonzeros, offline_data,
+                    pooled_data, solo_slots)
 from .slots import SlotSchedule, drf, fifo_locality
 
 #: rr's most rounding trials [ours: each trial samples, repairs and costs a whole schedule; the
@@ -45,6 +47,21 @@ def require_horizon(instance: PsLocalityInstance) -> None:
                          f"{instance.horizon_slots - 1}")
 
 
+def require_size(data: ModelData, method: str, ctx: SolveContext | None = None, **rows) -> None:
+    """Refuse (:class:`NotApplicable`, exit 2) before building a model of more than
+    :data:`.model.MAX_NONZEROS` nonzeros (:func:`.model.model_nonzeros`, exact); stop
+    (:class:`TimeLimitReached`) when the time left cannot build and hand over the model
+    (:data:`.model.SECONDS_PER_NONZERO` each: the solver's own limit does not cover that)."""
+    nnz = model_nonzeros(data, **rows)
+    if nnz > _model.MAX_NONZEROS:
+        raise NotApplicable("ps-locality", method, f"its model would have {nnz} nonzeros, more than the "
+                            f"{_model.MAX_NONZEROS} a run may build (about 200 bytes each: memory)")
+    left = None if ctx is None else ctx.remaining()
+    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:
+        raise TimeLimitReached(f"the {left:.3g} s left cannot build and pass on a model of {nnz} nonzeros "
+                               f"(about {nnz * _model.SECONDS_PER_NONZERO:.3g} s)")
+
+
 # -- exact and bounds ---------------------------------------------------------------------------
 def milp(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """Exact: the time-indexed mixed packing-covering IP (``mip_rel_gap = 0`` unless overridden).
@@ -57,7 +74,9 @@ def milp(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
         raise InvalidOptionError("ps-locality", "option activity_rows", "milp needs cumulative_rows or "
                                    "activity_rows: without both the completion variables are unconstrained")
     require_horizon(instance)
-    model = build_model(offline_data(instance), **rows)
+    data = offline_data(instance)
+    require_size(data, "milp", ctx, cumulative=rows["cumulative"], activity=rows["activity"])
+    model = build_model(data, **rows)
     return model_outcome(ctx, model, lambda x: solution_from_arrays(*decode_counts(model, x)))
 
 
@@ -68,7 +87,11 @@ def row_options(options: dict) -> dict:
 
 
 def _lp_point(instance: PsLocalityInstance, ctx: SolveContext, rows: dict | None = None):
-    model = build_model(offline_data(instance), integer=False, **(rows or {}))
+    data = offline_data(instance)
+    rows = rows or {}
+    require_size(data, ctx.method.name, ctx, cumulative=rows.get("cumulative", True),
+                 activity=rows.get("activity", True))
+    model = build_model(data, integer=False, **rows)
     sol = ctx.solve_model(model)
     if sol.status == "infeasible":
         raise Infeasible("the LP relaxation is infeasible: no fractional schedule finishes every job within "
@@ -86,7 +109,9 @@ def lp_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     An LP stopped at a limit reports its status with the back-end's dual bound (a valid lower
     bound when the back-end gives one; none otherwise)."""
     require_horizon(instance)
-    model = build_model(offline_data(instance), integer=False, **row_options(ctx.options))
+    data, rows = offline_data(instance), row_options(ctx.options)
+    require_size(data, "lp", ctx, cumulative=rows["cumulative"], activity=rows["activity"])
+    model = build_model(data, integer=False, **rows)
     sol = ctx.solve_model(model)
     if sol.status == "infeasible":
         raise Infeasible("the LP relaxation is infeasible: no fractional schedule finishes every job within "
@@ -110,7 +135,22 @@ def lower_bound(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
         raise InvalidOptionError("ps-locality", "option fine_slots", "must be >= 1", fine)
     solo = float(solo_slots(instance).sum())
     starts = lower_bound_buckets(instance, fine)
-    model = build_model(pooled_data(instance), bucket_starts=starts, integer=False,
+    data = pooled_data(instance)
+    nnz = model_nonzeros(data, bucket_starts=starts, activity=ctx.options["activity_rows"])
+    left = ctx.remaining()
+    if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:  # no time to build it: the solo sum
+        return Outcome(objective=solo, bound=solo, status="time_limit",
+                       reason=f"the {left:.3g} s left cannot build and pass on the pooled LP of {nnz} nonzeros: "
+                              "the bound is the sum of solo times",
+                       stats={"sum_solo_slots": solo, "pooled_lp": None, "buckets": len(starts),
+                              "pooled_lp_nonzeros": nnz})
+    if nnz > _model.MAX_NONZEROS:  # the pooled LP is not built: the sum of solo times alone
+        return Outcome(objective=solo, bound=solo, status="feasible",
+                       reason=f"the pooled LP would have {nnz} nonzeros, more than {_model.MAX_NONZEROS}: "
+                              "the bound is the sum of solo times",
+                       stats={"sum_solo_slots": solo, "pooled_lp": None, "buckets": len(starts),
+                              "pooled_lp_nonzeros": nnz})
+    model = build_model(data, bucket_starts=starts, integer=False,
                         activity=ctx.options["activity_rows"], name="ps-locality-pooled")
     sol = ctx.solve_model(model)
     if sol.status == "infeasible":
@@ -190,14 +230,17 @@ def _loads(instance, x, p, y, q) -> np.ndarray:
     return np.einsum("ir,iht->hrt", dw, x + y) + np.einsum("ir,iht->hrt", dp, p + q)
 
 
-def _repair(instance: PsLocalityInstance, plan, tau) -> SlotSchedule:
+def _repair(instance: PsLocalityInstance, plan, tau, poll=None) -> SlotSchedule:
     """Step 3: walk the slots; admit each job's rounded allocation in order of its sampled
     completion slot (so the latest jobs lose workers on overloaded machines), trimmed to what it
-    needs and what fits; then let unfinished jobs use the room left (earliest slots first)."""
+    needs and what fits; then let unfinished jobs use the room left (earliest slots first).
+    ``poll`` (the caller's clock check, raising to stop) runs once per slot."""
     x, p, y, q = plan
     s = SlotSchedule(instance)
     order = np.lexsort((np.arange(instance.num_jobs), tau))
     for t in range(instance.horizon_slots):
+        if poll is not None:
+            poll()
         s.begin(t)
         active = [i for i in order if instance.arrival[i] <= t and s.unfinished(i)]
         for i in active:
@@ -242,19 +285,25 @@ def rr(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     factor = rounding_factor(instance, kappa)
     cap = instance.capacity[:, :, None]
     best, best_value, per_trial = None, math.inf, []
+
+    def incumbent() -> Outcome | None:  # the best repaired schedule so far, for a stop
+        if best is None:
+            return None
+        return Outcome(solution=best.solution(), objective=best_value, bound=sol.objective, status="time_limit",
+                       reason=f"the time limit stopped the trials after {len(per_trial)} of {trials}",
+                       backend=sol.backend, solver_version=sol.solver_version, stats={"lp_value": sol.objective})
+
+    def poll() -> None:  # the clock, once per trial and once per slot of a repair
+        if ctx.expired():
+            raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached", incumbent())
     for k in range(trials):
-        if ctx.expired():  # the best repaired schedule so far (if any) is the incumbent
-            raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached after {k} of {trials} trials",
-                                   None if best is None else Outcome(
-                                       solution=best.solution(), objective=best_value, bound=sol.objective,
-                                       backend=sol.backend, solver_version=sol.solver_version,
-                                       stats={"lp_value": sol.objective, "trials_done": k}))
+        poll()
         x, p, y, q, tau = _sample_plan(instance, lp, kappa, ctx.rng)
         load = _loads(instance, x, p, y, q)
         positive = np.broadcast_to(cap > 0, load.shape)
         ratio = load[positive] / np.broadcast_to(cap, load.shape)[positive]
         progress = (x.sum(axis=1) / instance.e_in[:, None] + y.sum(axis=1) / instance.e_ex[:, None]).sum(axis=1)
-        s = _repair(instance, (x, p, y, q), tau)
+        s = _repair(instance, (x, p, y, q), tau, poll)
         final = s.entries
         planned = int(x.sum() + y.sum())
         used = sum(e[3] + e[5] for e in final)
@@ -295,10 +344,10 @@ def _baseline_outcome(name: str, instance: PsLocalityInstance, s: SlotSchedule) 
 def fifo_locality_method(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """FIFO, co-locate on the first machine that fits, else spread (no guarantee; empirical)."""
     require_horizon(instance)
-    return _baseline_outcome("fifo-locality", instance, fifo_locality(instance))
+    return _baseline_outcome("fifo-locality", instance, fifo_locality(instance, ctx.check_time))
 
 
 def drf_method(instance: PsLocalityInstance, ctx: SolveContext) -> Outcome:
     """DRF-style fair share with spread placement (no guarantee; empirical)."""
     require_horizon(instance)
-    return _baseline_outcome("drf", instance, drf(instance))
+    return _baseline_outcome("drf", instance, drf(instance, ctx.check_time))

@@ -42,7 +42,18 @@ from optsched.core.linear import LinearModel, ModelBuilder
 from .instance import PROGRESS_RTOL, PsLocalityInstance
 
 __all__ = ["ModelData", "solo_rates", "solo_slots", "offline_data", "pooled_data", "lower_bound_buckets",
-           "build_model", "build_ip", "decode_counts"]
+           "build_model", "build_ip", "decode_counts", "model_nonzeros", "MAX_NONZEROS",
+           "SECONDS_PER_NONZERO"]
+
+#: a model of more nonzeros (:func:`model_nonzeros`) is not built: about 200 bytes per nonzero
+#: (the builder's index and value arrays and their concatenations, the matrix, its copy in the
+#: solver's process and HiGHS's own copies) keep a run under 4 GB [ours]
+MAX_NONZEROS = 20_000_000
+#: building a model and handing it to the solver's process cost about this many seconds per
+#: nonzero, outside the solver's own time limit (a 20-million-nonzero model took about 14 us per
+#: nonzero to build and reach a 1 s HiGHS limit on 2 cores shared at load 20; this is the
+#: unloaded share) [ours, measured]
+SECONDS_PER_NONZERO = 5e-6
 
 
 @dataclass
@@ -75,11 +86,16 @@ def _max_width(dw: np.ndarray, dp: np.ndarray, fan: np.ndarray, W: np.ndarray, c
     return np.where(ok, w[None, :], 0).max(axis=1)
 
 
+def _machine_kinds(instance: PsLocalityInstance) -> np.ndarray:
+    """The distinct capacity rows (a maximum over machines is one over these)."""
+    return np.unique(instance.capacity, axis=0)
+
+
 def solo_rates(instance: PsLocalityInstance) -> tuple[np.ndarray, np.ndarray]:
     """Per job: the best co-located rate (mini-batches per slot, alone on an empty machine) and an
     upper bound on the spread rate (aggregate capacity of all machines)."""
     dw, dp, fan, W = instance.worker_demand, instance.ps_demand, instance.ps_fan, instance.max_workers
-    colo = np.max([_max_width(dw, dp, fan, W, c) for c in instance.capacity], axis=0)
+    colo = np.max([_max_width(dw, dp, fan, W, c) for c in _machine_kinds(instance)], axis=0)
     spread = _max_width(dw, dp, fan, W, instance.capacity.sum(axis=0))
     return colo / instance.e_in, spread / instance.e_ex
 
@@ -100,6 +116,31 @@ def offline_data(instance: PsLocalityInstance) -> ModelData:
         e_in=instance.e_in, e_ex=instance.e_ex, max_workers=instance.max_workers, max_ps=instance.max_ps,
         ps_fan=instance.ps_fan, worker_demand=instance.worker_demand, ps_demand=instance.ps_demand,
         capacity=instance.capacity, slots=instance.horizon_slots)
+
+
+def model_nonzeros(data: ModelData, *, bucket_starts: np.ndarray | None = None, cumulative: bool = True,
+                   activity: bool = True) -> int:
+    """The entries :func:`build_model` writes into its matrix (its ``nnz``), from the shapes alone:
+    with N = n H B (job, machine, bucket) and pairs = B (B + 1) / 2 bucket pairs,
+    cover 2 H n pairs + n pairs (cumulative) or 2 N (+ n with an overflow column), active
+    2 N + n pairs (+ n B), ps 4 N, complete n B (+ n), capacity 4 R N, mode N + n B, links
+    4 N + 2 (N + n B), width 2 N.
+
+    >>> import optsched
+    >>> inst = optsched.generate("ps-locality", seed=1, preset="tiny")
+    >>> model_nonzeros(offline_data(inst)) == build_ip(inst).matrix.nnz
+    True
+    """
+    n, R = data.worker_demand.shape
+    H, T = data.capacity.shape[0], data.slots
+    B = T if bucket_starts is None else len(bucket_starts)
+    N, pairs = n * H * B, B * (B + 1) // 2
+    over = data.overflow_cost is not None
+    total = (2 * H + 1) * n * pairs if cumulative else 2 * N + (n if over else 0)
+    if activity:
+        total += 2 * N + n * pairs + (n * B if over else 0)
+    total += 4 * N + n * B + (n if over else 0) + 4 * R * N + N + n * B + 4 * N + 2 * (N + n * B) + 2 * N
+    return int(total)
 
 
 def build_model(data: ModelData, *, bucket_starts: np.ndarray | None = None, cumulative: bool = True,
@@ -203,7 +244,7 @@ def pooled_data(instance: PsLocalityInstance) -> ModelData:
     relaxation (proof: ``optsched/problems/ps_locality/README.md#lower-bounds-ours``) with H times fewer columns."""
     data = offline_data(instance)
     dw, dp, fan, W = instance.worker_demand, instance.ps_demand, instance.ps_fan, instance.max_workers
-    data.colo_workers = np.max([_max_width(dw, dp, fan, W, c) for c in instance.capacity], axis=0)
+    data.colo_workers = np.max([_max_width(dw, dp, fan, W, c) for c in _machine_kinds(instance)], axis=0)
     data.capacity = instance.capacity.sum(axis=0, keepdims=True)
     return data
 

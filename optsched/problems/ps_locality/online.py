@@ -30,13 +30,14 @@ import numpy as np
 
 from optsched.core.errors import Infeasible, InvalidOptionError, SolverError
 from optsched.core.registry import Outcome
-from optsched.core.solving import SolveContext
+from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.simulation.cluster import Cluster, Policy, SimJob, Simulator
 from optsched.simulation.slots import SLOTS
 
 from .algorithms import _round, require_horizon
 from .instance import PROGRESS_RTOL, PsLocalityInstance
-from .model import ModelData, build_model, solo_rates
+from . import model as _model
+from .model import ModelData, build_model, model_nonzeros, solo_rates
 from .slots import SlotSchedule
 
 __all__ = ["online_rr", "online_applicable"]
@@ -57,6 +58,12 @@ def online_applicable(instance: PsLocalityInstance) -> tuple[bool, str]:
         return False, "online-rr needs every worker to use >= 1 GPU and every machine to have >= 1 GPU"
     return True, "GPU resource with integer counts"
 
+
+#: once the budget is spent the window LPs give way to the greedy fill, which may finish the
+#: schedule for at most this share of the limit plus OVERRUN_S seconds more; then the run stops
+#: with ``time_limit`` and no schedule [ours]
+OVERRUN_SHARE = 0.25
+OVERRUN_S = 1.0
 
 class _RollingRounding(Policy):
     def __init__(self, instance: PsLocalityInstance, ctx: SolveContext, window: int, kappa: float, max_lp_jobs: int):
@@ -92,15 +99,22 @@ class _RollingRounding(Policy):
             max_ps=inst.max_ps[jobs], ps_fan=inst.ps_fan[jobs], worker_demand=inst.worker_demand[jobs],
             ps_demand=inst.ps_demand[jobs], capacity=inst.capacity, slots=T,
             overflow_cost=(t + T - a + 1.0) + np.maximum(solo - T, 0))
-        model = build_model(data, integer=False, name="ps-locality-window")
-        sol = self.ctx.solve_model(model)
-        self.solves += 1
-        self.lp_time += sol.run_time
-        if sol.x is None and sol.status == "time_limit":
+        left = self.ctx.remaining()
+        nnz = model_nonzeros(data)
+        if left is not None and left < nnz * _model.SECONDS_PER_NONZERO:
+            # no time to build and hand over the window LP (outside the solver's own limit)
+            sol = None
+        else:
+            model = build_model(data, integer=False, name="ps-locality-window")
+            sol = self.ctx.solve_model(model)
+            self.solves += 1
+            self.lp_time += sol.run_time
+        if sol is None or (sol.x is None and sol.status == "time_limit"):
             # the method's time budget is spent: degrade to the greedy fill by arrival (every job
             # is then "left out of the LP") rather than stall or fail; the stats say how often
             self.degraded += 1
-            self.degraded_reason = sol.message
+            self.degraded_reason = (sol.message if sol is not None else
+                                    f"{left:.3g} s left, too little to build a window LP of {nnz} nonzeros")
             empty = np.zeros((0, inst.num_machines))
             self.plan = {t + s: (empty, empty, empty, empty) for s in range(T)}
             self.plan_jobs, self.plan_tau = np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -137,6 +151,10 @@ class _RollingRounding(Policy):
         self.dirty = False
 
     def on_tick(self, sim, now):
+        left, limit = self.ctx.remaining(), self.ctx.time_limit
+        if left is not None and left < -(OVERRUN_SHARE * limit + OVERRUN_S):
+            raise TimeLimitReached(f"the greedy fill after the time limit of {limit} s ran past {OVERRUN_SHARE:g} "
+                                   f"of it plus {OVERRUN_S:g} s: no complete schedule")
         t = SLOTS.slot_at(now)
         inst, s = self.inst, self.schedule
         if t >= inst.horizon_slots:

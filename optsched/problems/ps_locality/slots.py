@@ -9,6 +9,8 @@ finish, so the schedules it produces always pass the checker (if every job finis
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .instance import CAPACITY_RTOL, PROGRESS_RTOL, PsLocalityInstance
@@ -175,18 +177,23 @@ class SlotSchedule:
         return float(np.sum(self.completion - self.inst.arrival + 1))
 
 
-def fifo_locality(instance: PsLocalityInstance) -> SlotSchedule:
+def fifo_locality(instance: PsLocalityInstance, poll: Callable[[], None] | None = None) -> SlotSchedule:
     """FIFO with locality (baseline [ours]): in each slot, jobs in arrival
     order (ties by index) are co-located with the workers they need (at most max_workers) on the
     first machine where all of them fit; otherwise spread with as many as fit; otherwise wait.
-    Re-decided every slot (the model has no migration cost). O(T n (H R W + W H))."""
+    Re-decided every slot (the model has no migration cost). O(T n (H R W + W H)). ``poll`` (the
+    caller's clock check, raising to stop) runs once per slot and once per job placed."""
     s = SlotSchedule(instance)
     order = np.lexsort((np.arange(instance.num_jobs), instance.arrival))
     for t in range(instance.horizon_slots):
+        if poll is not None:
+            poll()
         s.begin(t)
         for i in order:
             if instance.arrival[i] > t or not s.unfinished(i):
                 continue
+            if poll is not None:
+                poll()
             want = s.need(i, spread=False)
             fits = np.flatnonzero(s.colo_widths(i, want) >= want)
             if fits.size:
@@ -199,19 +206,24 @@ def fifo_locality(instance: PsLocalityInstance) -> SlotSchedule:
     return s
 
 
-def drf(instance: PsLocalityInstance) -> SlotSchedule:
+def drf(instance: PsLocalityInstance, poll: Callable[[], None] | None = None) -> SlotSchedule:
     """DRF-style fair share with spread placement (baseline [ours]): in each
     slot, repeatedly give one more spread worker (and a PS when needed) to the active job with the
     smallest dominant share of the cluster's total capacity that can still grow, until no job can.
-    O(T w n (R + H)) for w workers placed per slot."""
+    O(T w n (R + H)) for w workers placed per slot. ``poll`` (the caller's clock check, raising
+    to stop) runs once per slot and once per worker offered."""
     s = SlotSchedule(instance)
     total = instance.capacity.sum(axis=0)
     total = np.where(total > 0, total, np.inf)
     for t in range(instance.horizon_slots):
+        if poll is not None:
+            poll()
         s.begin(t)
         jobs = list(s.active())
         share = {i: 0.0 for i in jobs}
         while jobs:
+            if poll is not None:
+                poll()
             i = min(jobs, key=lambda j: (share[j], j))
             have = s.workers(i)
             if have >= s.need(i, spread=True) or s.place_spread(i, have + 1) <= have:
