@@ -54,9 +54,11 @@ def test_cli_refuses_an_untrained_ratio_in_one_line(tmp_path, capsys):
 # -- exact equal-demand worst case against brute force -----------------------------------------------
 def _brute(price, lower, upper, demand, grid):
     """max OPT/ALG over every stream (any length) of values from ``grid``, all of demand ``demand``:
-    a search over the states (accepted values in order, the best ``n`` rejected values), which
-    determine the run's future and OPT (the best ``n`` values of the stream)."""
+    a search over the states (the multiset of accepted values, the best ``n`` rejected values): the
+    price depends on the utilization, i.e. on the number accepted, so these determine the run's
+    future, ALG and OPT (the best ``n`` values of the stream)."""
     n = round(1 / demand)
+    prices = {}
     best, seen, stack = 0.0, set(), [((), ())]
     while stack:
         acc, rej = stack.pop()
@@ -69,10 +71,12 @@ def _brute(price, lower, upper, demand, grid):
         z = 0.0
         for _ in acc:
             z += demand
-        p = price(z)
+        if len(acc) not in prices:
+            prices[len(acc)] = price(z)
+        p = prices[len(acc)]
         for v in grid:
             if v >= p and z + demand <= 1.0:
-                stack.append((acc + (v,), rej))
+                stack.append((tuple(sorted(acc + (v,))), rej))
             else:
                 stack.append((acc, tuple(sorted(rej + (v,), reverse=True)[:n])))
     return best
@@ -170,3 +174,11 @@ def test_blocking_attack_beats_the_equal_demand_worst_case_of_threshold():
     w = equal_demand_worst_case("threshold", 1.0, 64.0, 1 / 64)
     b = blocking_attack("threshold", 1.0, 64.0, copies=64, tiny=1 / 4096)
     assert b["ratio"] > w.ratio * 1.05
+
+
+def test_a_price_below_l_is_paid_at_l():
+    # prices 1, 0.5, 0.5, 2 (then full): an accepted value is at least L = 1, so ALG = (1 + 1 + 1 + 2) / 4 and
+    # the worst case is the flood at U = 4 after the resource is full: 4 / 1.25 (k = 3: 2 / 0.75 is less)
+    levels = [1.0, 0.5, 0.5, 2.0, 4.0]
+    w, _ = _check(lambda z: levels[min(int(z * 4 + 1e-9), 4)], 1.0, 4.0, 1 / 4)
+    assert w.ratio == pytest.approx(4 / 1.25, rel=1e-12) and w.stop == 4
