@@ -182,3 +182,14 @@ def test_a_price_below_l_is_paid_at_l():
     levels = [1.0, 0.5, 0.5, 2.0, 4.0]
     w, _ = _check(lambda z: levels[min(int(z * 4 + 1e-9), 4)], 1.0, 4.0, 1 / 4)
     assert w.ratio == pytest.approx(4 / 1.25, rel=1e-12) and w.stop == 4
+
+
+def test_t15_certified_cell_reports_the_exact_worst_case_and_the_blocking_attack():
+    from optsched.problems.online_knapsack.repro_t15 import run_cell
+
+    row = run_cell({"part": "certified", "method": "threshold", "ratio": 4, "copies": [16]}, 0)
+    # threshold's price is nondecreasing, so the tracking attack (values at the price up to full, then U)
+    # is its exact equal-demand worst case: both computed independently, equal up to summation order
+    assert row["exact_equal_demand"] == pytest.approx(row["by_attack"]["tracking 1/16"], rel=1e-12)
+    assert row["blocking"] == blocking_attack("threshold", 1.0, 4.0, copies=16, tiny=1 / (64 * 16))["ratio"]
+    assert row["blocking"] > row["exact_equal_demand"]
