@@ -77,8 +77,23 @@ MUTATIONS = [
     M("es-accepts-worse", "online-knapsack", "step", "optsched/online/adversary.py",
       "        if fy >= fx:", "        if fy >= 0.9 * fx:",
       "the ES adversary accepts steps up to 10% worse"),
+    # -- the learned method's domain, the exact equal-demand worst case, the blocking attack ---------
+    M("learned-nearest-ratio", "online-knapsack", "error-path", PP + "online_knapsack/learned.py",
+      "        if math.isclose(r, k, rel_tol=RATIO_RTOL):",
+      "        if abs(math.log(r / k)) <= math.log(4) / 2 + 1e-9:",
+      "learned silently reuses the nearest trained policy at an untrained U/L"),
+    M("worst-case-forgets-full", "online-knapsack", "bound", PP + "online_knapsack/worst_case.py",
+      "m = float(upper) if k == n else min(float(upper), top)", "m = min(float(upper), top)",
+      "the equal-demand worst case forgets the flood at U after the resource is full"),
+    M("worst-case-price-below-l", "online-knapsack", "bound", PP + "online_knapsack/worst_case.py",
+      "earned.append(demand * max(float(lower), prices[k]))", "earned.append(demand * prices[k])",
+      "the equal-demand worst case credits an accepted value below L"),
+    M("blocking-no-tiny", "online-knapsack", "step", PP + "online_knapsack/worst_case.py",
+      "    demands = [delta] * (n - 1) + [tiny]\n", "    demands = [delta] * (n - 1) + [delta]\n",
+      "the blocking attack's tiny request has a full demand"),
 ]
 FAST += ["tests/online_knapsack/test_certified.py::test_tracking_fills_the_resource_exactly_before_its_finale",
          "tests/online_knapsack/test_certified.py::test_exact_recheck_runs_the_method_with_the_attacked_options",
-         "tests/online_knapsack/test_adversary.py::test_local_search_climbs_to_the_peak_and_keeps_it"]
+         "tests/online_knapsack/test_adversary.py::test_local_search_climbs_to_the_peak_and_keeps_it",
+         "tests/online_knapsack/test_worst_case.py"]
 

@@ -10,8 +10,11 @@ used by the registered method: one per U/L in :data:`TRAINED_RATIOS`, stored as 
 ``python -m optsched.problems.online_knapsack.learned`` to rewrite them; a slow test checks that
 regeneration reproduces the stored files). Nothing is downloaded.
 
-An instance with another U/L uses the policy trained for the nearest ratio (in log scale), applied
-on the instance's own log-price scale ``L (U / L)^u``; the result's stats name the policy used.
+The bundled policy for an instance's U/L (one of :data:`TRAINED_RATIOS`) is applied on the
+instance's own log-price scale ``L (U / L)^u``; the result's stats name the policy used. Any other
+U/L is refused (:class:`~optsched.core.errors.NotApplicable`, naming U/L and the trained values)
+unless a policy file is given as option ``weights``: a policy trained for another ratio is not a
+policy for this one (the U/L = 4 policy at U/L = 2 does worse than serving everything).
 
 Guarantee: none (empirical). Its worst case found by the certified adversary (and by the search
 and learned adversaries) is reported in ``optsched/problems/online_knapsack/README.md`` and by
@@ -26,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from optsched.core.errors import InvalidOptionError
+from optsched.core.errors import InvalidOptionError, NotApplicable
 from optsched.core.registry import Option, Outcome
 from optsched.core.solving import SolveContext
 from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
@@ -86,14 +89,34 @@ def bundled_policy(ratio: int) -> PricingPolicy:
     return PricingPolicy.load(path)
 
 
-def nearest_ratio(lower: float, upper: float) -> int:
+#: relative tolerance on U/L when matching a trained ratio: admits the rounding of ``upper / lower``
+#: only (e.g. 1.6 / 0.1 = 16.000000000000004), not a nearby ratio
+RATIO_RTOL = 1e-9
+
+
+def trained_ratio(lower: float, upper: float, problem: str = "online-knapsack") -> int:
+    """The trained U/L equal to ``upper / lower``; :class:`NotApplicable` for any other ratio.
+
+    >>> trained_ratio(0.5, 8.0)
+    16
+    >>> trained_ratio(1.0, 2.0)
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.NotApplicable: online-knapsack: field '(method)': method 'learned' does not apply to this instance: U/L = 2 is not a trained ratio: the bundled policies serve U/L = 4, 16, 64 only (give a policy for U/L = 2 as option weights)
+    """
     r = upper / lower
-    return min(TRAINED_RATIOS, key=lambda k: (abs(math.log(k) - math.log(r)), k))
+    for k in TRAINED_RATIOS:
+        if math.isclose(r, k, rel_tol=RATIO_RTOL):
+            return k
+    raise NotApplicable(problem, "learned", f"U/L = {r:g} is not a trained ratio: the bundled policies serve "
+                                            f"U/L = {', '.join(map(str, TRAINED_RATIOS))} only (give a policy "
+                                            f"for U/L = {r:g} as option weights)")
 
 
 def policy_from_options(lower: float, upper: float, options, problem: str = "online-knapsack"):
     """The policy the method uses: the option ``weights`` (a JSON file) or the bundled one for the
-    nearest U / L; returns ``(policy, name)``."""
+    instance's U / L (:class:`NotApplicable` if U / L is not one of :data:`TRAINED_RATIOS`); returns
+    ``(policy, name)``."""
     path = (options or {}).get("weights") or ""
     if path:
         try:
@@ -104,7 +127,7 @@ def policy_from_options(lower: float, upper: float, options, problem: str = "onl
             raise InvalidOptionError(problem, "option weights", "the policy is for "
                                        f"{policy.config.resources} resources, online-knapsack has 1", path)
         return policy, str(path)
-    ratio = nearest_ratio(lower, upper)
+    ratio = trained_ratio(lower, upper, problem)
     return bundled_policy(ratio), f"bundled U/L = {ratio}"
 
 
@@ -115,7 +138,7 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     deployed price is the expected level of the
     policy network on the instance's log-price scale (see :mod:`optsched.online.learned`).
     Option ``weights``: a JSON file written by :meth:`PricingPolicy.save` (default: the bundled
-    policy for the nearest U / L).
+    policy for the instance's U / L, which must be one of :data:`TRAINED_RATIOS`).
 
     Complexity: O(n h^2) for n requests and hidden width h.
 
@@ -144,7 +167,8 @@ def register(problem) -> None:
                    summary="posted price from a policy network trained against an adversary network and the "
                            "certified adversary, from the minimax LP's price curve (per-round update; Du-Huang-Wu "
                            "2022 reconstruction, robust variant ours; empirical)",
-                   options={"weights": Option(str, "", "policy JSON (default: the bundled policy for the nearest U/L)")},
+                   options={"weights": Option(str, "", "policy JSON (default: the bundled policy "
+                                                     "for the instance's U/L, one of 4, 16, 64)")},
                    )(learned)
 
 

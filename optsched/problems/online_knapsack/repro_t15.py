@@ -14,7 +14,8 @@ Formulation [ours]; the learned algorithm is a [reconstruction] with a robust va
   200 values -- found ratio >= rho_K for every deterministic online algorithm, a theorem -- and the
   tracking attack), demands 1/64 and 1/128, against threshold, the bundled learned policy,
   fixed-price and greedy; worst inputs re-evaluated with ``optsched.solve`` (OPT exact: milp, or
-  the closed form of an equal-demand stream);
+  the closed form of an equal-demand stream); next to it, the exact worst case over equal-demand
+  streams and the blocking attack (``online_knapsack.worst_case``), per demand;
 * ``seed``: the robust learned policy trained with 5 seeds per U/L (the bundled configuration,
   ``online_knapsack.learned.training_config``), each attacked by the certified adversary, by the
   paper's learned adversary (the adversary network trained afresh against the frozen policy,
@@ -102,13 +103,24 @@ def _finite(x):
 def _certify_row(method: str, ratio: float, options=None, copies=COPIES) -> dict:
     from optsched.problems.online_knapsack.certified import certify
 
+    from optsched.problems.online_knapsack.worst_case import blocking_attack, equal_demand_worst_case
+
     rep = certify(method, 1.0, float(ratio), grids=GRIDS, copies=tuple(copies), options=options, milp_max=300)
     by = {}
     for row in rep["attacks"]:
         key = f"{row['attack']}" + (f" K={row['grid']}" if row["attack"] == "staircase" else "") + f" 1/{row['copies']}"
         by[key] = _finite(row["exact_ratio"])
+    # the exact worst case over equal-demand streams (the price depends on the utilization only) and the
+    # blocking attack (n - 1 chunks, one of demand 1/(64 n), then n at U that no longer fit); both cheap
+    exact, block = [], []
+    for c in copies:
+        exact.append(equal_demand_worst_case(method, 1.0, float(ratio), 1 / c, options=options).ratio)
+        block.append(blocking_attack(method, 1.0, float(ratio), copies=c, tiny=1 / (64 * c), options=options)["ratio"])
+        by[f"exact equal-demand 1/{c}"] = _finite(exact[-1])
+        by[f"blocking 1/{c}"] = _finite(block[-1])
     return {"found": _finite(rep["found"]), "lp_ratio": rep["lp_ratio"], "certified": rep["certified"],
-            "zero_alg": rep["zero_alg"], "by_attack": by}
+            "zero_alg": rep["zero_alg"], "by_attack": by, "exact_equal_demand": _finite(max(exact)),
+            "blocking": _finite(max(block))}
 
 
 def _streams(ratio: float, shape: str, n: int, offset: int = 0):
@@ -229,7 +241,8 @@ def _seed_cell(params: dict) -> dict:
                 r = average_ratios("learned", insts, options)
                 avg[shape] = r["mean"]
     return dict(params, found=cert["found"], lp_ratio=cert["lp_ratio"], certified=cert["certified"],
-                zero_alg=cert["zero_alg"], by_attack=cert["by_attack"], network_worst=net_worst,
+                zero_alg=cert["zero_alg"], by_attack=cert["by_attack"], exact_equal_demand=cert["exact_equal_demand"],
+                blocking=cert["blocking"], network_worst=net_worst,
                 network_zero_alg=net_zero, selected=log.selected, average=avg, train_s=train_s)
 
 
@@ -265,6 +278,11 @@ def report(rows: list[dict], out) -> None:
             c = cert.get((method, ratio))
             if c:
                 entry[f"{method}{' (bundled)' if method == 'learned' else ''}: certified found"] = _fmt(c["found"])
+                if method in ("threshold", "learned") and "exact_equal_demand" in c:
+                    entry[f"{method}: exact equal-demand worst (/ LP)"] = \
+                        f"{_fmt(c['exact_equal_demand'])} ({_fmt(_num(c['exact_equal_demand']) / c['lp_ratio'])})"
+                    entry[f"{method}: blocking attack (/ LP)"] = \
+                        f"{_fmt(c['blocking'])} ({_fmt(_num(c['blocking']) / c['lp_ratio'])})"
         ss = [r for r in seeds if r["ratio"] == ratio]
         if ss:
             found = [_num(r["found"]) for r in ss]
@@ -272,6 +290,10 @@ def report(rows: list[dict], out) -> None:
             entry["learned, 5 seeds: certified found mean"] = _fmt(sum(finite) / len(finite)) if finite else "-"
             entry["learned, 5 seeds: certified found worst"] = _fmt(max(found))
             entry["worst / LP"] = _fmt(max(found) / ss[0]["lp_ratio"])
+            if all("exact_equal_demand" in r for r in ss):
+                exact = max(_num(r["exact_equal_demand"]) for r in ss)
+                entry["learned, 5 seeds: exact equal-demand worst (/ LP)"] = \
+                    f"{_fmt(exact)} ({_fmt(exact / ss[0]['lp_ratio'])})"
             entry["learned, 5 seeds: paper's adversary worst"] = _fmt(max(r["network_worst"] for r in ss))
             entry["learned, 5 seeds: ALG=0 inputs"] = sum(r["zero_alg"] + r["network_zero_alg"] for r in ss)
         for method in ("threshold", "learned"):
@@ -296,7 +318,12 @@ def report(rows: list[dict], out) -> None:
                      "policy; its hardest streams re-evaluated with the exact milp.",
                      "search adversary: local search + differential evolution, eps = 0.1, <= 20 requests: a "
                      "lower bound on the worst case of that finite-eps class (above the LP for every method).",
-                     "ALG=0 inputs: OPT > 0 and the method serves nothing (unbounded ratio), counted apart."])
+                     "ALG=0 inputs: OPT > 0 and the method serves nothing (unbounded ratio), counted apart.",
+                     f"exact equal-demand worst: the supremum of OPT / ALG over every stream whose demands all "
+                     f"equal one of {demands} (online_knapsack.worst_case; exact for a price that depends on the "
+                     "utilization only); blocking attack: n - 1 requests of 1/n and one of 1/(64 n) at the price, "
+                     "then n at U that no longer fit (OPT = U). Both are above the certified adversary's figure, "
+                     "which is a certificate (>= rho_K), not the worst case."])
     detail = []
     for r in seeds:
         row = {"U/L": r["ratio"], "seed": r["seed"], "selected iteration": r["selected"], "found": _fmt(r["found"]),
@@ -315,6 +342,9 @@ def report(rows: list[dict], out) -> None:
         row = {"U/L": ratio, "method": method, "LP rho_200": _fmt(r["lp_ratio"]), "found": _fmt(r["found"]),
                "found / LP": _fmt(_num(r["found"]) / r["lp_ratio"]), "certified": r["certified"],
                "ALG=0": r["zero_alg"]}
+        if "exact_equal_demand" in r:
+            row["exact equal-demand / LP"] = _fmt(_num(r["exact_equal_demand"]) / r["lp_ratio"])
+            row["blocking / LP"] = _fmt(_num(r["blocking"]) / r["lp_ratio"])
         row.update({k: _fmt(v) for k, v in r["by_attack"].items()})
         certrows.append(row)
     out.table("certified", certrows, caption="Certified adversary against every online-knapsack method: found ratio "
@@ -393,5 +423,5 @@ EXPERIMENT = Experiment(
     instance_family="certified staircase/tracking streams (demands 1/64, 1/128), random and Gavel-trace "
                     "streams (120 requests), search: eps 0.1, <= 20 requests; multi-resource streams m = 2, 3; small "
                     "instances of every online problem",
-    revision=2,
+    revision=3,
 )
