@@ -39,6 +39,6 @@ PROBLEM = register_problem(Problem(
     reference_method=("milp", "lb"),   # the exact MILP on streams of <= 4 jobs, else the proven lower bound
     tiny_instances=lambda seed: generate(seed, **PRESETS["tiny"]),
     quality=QualitySet(("lb",), quality_cases([("tiny", range(6)), ("small", range(2))]),
-                       notes="no exact method: ratios are to the proven lower bound 'lb'"),
+                       notes="ratios are to the proven lower bound 'lb' (the exact 'milp' applies to streams of <= 4 jobs only)"),
 ))
 
