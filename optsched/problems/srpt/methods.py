@@ -38,9 +38,9 @@ PROBLEM.method("lb", kind="bound", fidelity="ours",
 def _milp_applies(instance) -> tuple[bool, str]:
     from .model import MILP_MAX_CONFIGS, MILP_MAX_JOBS, milp_size
 
+    if instance.num_jobs > MILP_MAX_JOBS:
+        return False, f"jobs = {instance.num_jobs}, milp needs jobs <= {MILP_MAX_JOBS}"
     jobs, configs = milp_size(instance)
-    if jobs > MILP_MAX_JOBS:
-        return False, f"jobs = {jobs}, milp needs jobs <= {MILP_MAX_JOBS}"
     if configs > MILP_MAX_CONFIGS:
         return False, f"{configs} per-server GPU count vectors of one job, milp needs <= {MILP_MAX_CONFIGS}"
     return True, f"jobs = {jobs} <= {MILP_MAX_JOBS}, {configs} count vectors <= {MILP_MAX_CONFIGS}"

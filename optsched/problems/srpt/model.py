@@ -70,10 +70,18 @@ def _count_vectors(g: int, caps: tuple[int, ...]) -> list[tuple[int, ...]]:
     return out
 
 
+def _count_vector_count(g: int, caps: tuple[int, ...]) -> int:
+    """``len(_count_vectors(g, caps))`` by dynamic programming over the servers (no enumeration)."""
+    ways = [1] + [0] * g
+    for cap in caps:
+        ways = [sum(ways[total - c] for c in range(min(cap, total) + 1)) for total in range(g + 1)]
+    return ways[g]
+
+
 def configuration_count(instance: SrptInstance) -> int:
-    """The largest number of configurations of one job (cheap: counts only)."""
+    """The largest number of configurations of one job (counted, not enumerated)."""
     caps = tuple(instance.gpus_per_server)
-    return max(len(_count_vectors(g, caps)) for g in {job.gpus for job in instance.jobs})
+    return max(_count_vector_count(g, caps) for g in {job.gpus for job in instance.jobs})
 
 
 def milp_size(instance: SrptInstance) -> tuple[int, int]:
