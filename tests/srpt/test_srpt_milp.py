@@ -56,3 +56,27 @@ def test_milp_applies_to_small_streams_only():
     assert m.applicable(_stream(1))[0]
     ok, why = m.applicable(generate(0, **PRESETS["tiny"]))
     assert not ok and "jobs = 6" in why
+
+
+@pytest.mark.parametrize("overhead,opt", [(0.5, 12.5), (3.0, 13.0)])
+def test_milp_hand_example_preempts_when_the_restart_pays(overhead, opt):
+    # one server of 2 GPUs, 1 s per iteration: A (2 GPUs, 10 iterations) at t = 0, B (2 GPUs,
+    # 1 iteration) at t = 1. A first, no preemption: flow 10 + 10 = 20. A waits for B: B on [1, 2],
+    # A on [2, 12] (its first segment: no overhead): flow 1 + 12 = 13. A preempted at 1:
+    # A on [0, 1], B on [1, 2], A again on [2, 2 + o + 9]: flow (11 + o) + 1 = 12 + o.
+    # OPT = min(20, 13, 12 + o): 12.5 (preempt) for o = 0.5, 13 (wait) for o = 3.
+    from optsched.problems.srpt import SrptInstance, SrptJob
+    from optsched.problems.srpt.graphs import make_job_edges
+
+    def job(jid, arrival, iterations):
+        return SrptJob(id=jid, arrival=arrival, gpus=2, plan="data", graph="ring", edges=make_job_edges("ring", 2, 0.0),
+                       compute_s=1.0, iterations=iterations, predicted_iterations=iterations)
+
+    inst = SrptInstance(gpus_per_server=(2,), intra_bandwidth=1e11, inter_bandwidth=1e9, restart_overhead=overhead,
+                        jobs=(job(0, 0.0, 10), job(1, 1.0, 1)))
+    r = optsched.solve(inst, "milp")
+    assert r.status == "optimal", r.reason
+    assert r.objective == pytest.approx(opt, rel=1e-6)   # the checker's flow time; solver tolerances 1e-7
+    assert r.stats["milp_objective"] == pytest.approx(opt, rel=1e-6)   # the model's own value agrees
+    segments = len(r.solution["jobs"][0]["segments"])
+    assert segments == (2 if overhead < 1 else 1)
