@@ -27,6 +27,16 @@ MUTATIONS = [
     M("tiresias-queues", "srpt", "step", PP + "srpt/algorithms.py",
       "return (sum(attained >= t for t in thresholds), job.arrival, job.id)", "return (job.arrival, job.id)",
       "Tiresias-LAS: no attained-service queues"),
+    # -- exact models --------------------------------------------------------------------------------
+    M("srpt-milp-capacity", "srpt", "bound", PP + "srpt/model.py",
+      "rows.add(cols, vals, upper=float(instance.gpus_per_server[s]))",
+      "rows.add(cols, vals, upper=float(2 * instance.gpus_per_server[s]))",
+      "milp: servers hold twice their GPUs (the checker rejects the decoded schedule)",
+      fast=("tests/srpt/test_srpt_milp.py",)),
+    M("srpt-milp-overhead", "srpt", "bound", PP + "srpt/model.py",
+      "vals += [1.0 / tau, -o / tau, o / tau]", "vals += [1.0 / tau, 0.0, 0.0]",
+      "milp: restarts cost nothing in the model (its value disagrees with the checker's)",
+      fast=("tests/srpt/test_srpt_milp.py",)),
     # -- bounds ------------------------------------------------------------------------------------
     M("srpt-lb-isolated", "srpt", "bound", PP + "srpt/algorithms.py",
       "value = float(max(virtual, isolated))", "value = float(virtual + isolated)", "lb: sum of two bounds"),

@@ -5,7 +5,7 @@ fixed model size, compute time 1 s per iteration, and predictions off by at most
 ``prediction_error`` (``n_hat / n`` in ``[1/f, f]``). A point of ``[0, 1]^(4 * jobs)`` gives per
 job: arrival ``horizon * x``, iterations ``10 ** (1 + 2 x)`` (10..1000, rounded), GPU demand
 (1, 2, 4, ... up to the cluster, by ``floor(x * count)``), prediction factor ``f ** (2 x - 1)``.
-The reference is the lower bound ``lb`` (there is no exact optimum for ``srpt``), so a ratio
+The reference is the lower bound ``lb`` (the exact ``milp`` takes minutes beyond 4 jobs), so a ratio
 ``ALG / LB`` over-states ``ALG / OPT``: the search finds inputs that are hard *relative to the
 bound*.
 

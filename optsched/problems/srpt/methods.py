@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from optsched.core.registry import Option
 
-from . import algorithms
+from . import algorithms, model
 from .problem import PROBLEM
 
 _PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)",
@@ -33,3 +33,20 @@ PROBLEM.method("lb", kind="bound", fidelity="ours",
                summary="max(virtual-machine SRPT flow with true sizes, sum of isolated run times)",
                )(algorithms.lower_bound)
 
+
+
+def _milp_applies(instance) -> tuple[bool, str]:
+    from .model import MILP_MAX_CONFIGS, MILP_MAX_JOBS, milp_size
+
+    if instance.num_jobs > MILP_MAX_JOBS:
+        return False, f"jobs = {instance.num_jobs}, milp needs jobs <= {MILP_MAX_JOBS}"
+    jobs, configs = milp_size(instance)
+    if configs > MILP_MAX_CONFIGS:
+        return False, f"{configs} per-server GPU count vectors of one job, milp needs <= {MILP_MAX_CONFIGS}"
+    return True, f"jobs = {jobs} <= {MILP_MAX_JOBS}, {configs} count vectors <= {MILP_MAX_CONFIGS}"
+
+
+PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True, applicable=_milp_applies,
+               summary="exact offline optimum: piece-indexed MILP (free piece boundaries, per-server count "
+                       "vectors with min-cut placements, restart overhead)",
+               )(model.milp)

@@ -39,7 +39,7 @@ def report(rows: list[dict], out) -> None:
             for r in rows if r["part"] == "adversary-srpt"]
     out.table("adversary_srpt", srpt, caption="largest flow time / lower bound found by the adversarial search "
               "against the srpt online methods (5 jobs, 2 servers x 4 GPUs, predictions within 2x) [ours]",
-              notes=["The reference is the lower bound lb, not OPT (srpt has no exact method): flow/LB over-states "
+              notes=["The reference is the lower bound lb, not OPT (the exact milp applies to streams of at most 4 jobs): flow/LB over-states "
                      "flow/OPT.", "a-srpt: fidelity reconstruction; the others: ours. No guarantee is registered."])
 
 
