@@ -25,9 +25,10 @@ def _cases():
     yield generate(0, preset="small")
     yield dataclasses.replace(generate(1, preset="random"), name="ünïcode \"quoted\"", provenance="a\nb",
                               usage_limit=None)
-    # floats whose shortest repr switches notation (1e16, 1e-05), the largest and smallest ones,
-    # repeated values (the shortcut formats each distinct value once) and the 1e18 sentinel
-    vals = [0.0, 0.1, 1e16, 1e-05, 1.5e-4, 1.7976931348623157e308, 5e-324, 1e18, 123456789.125, 0.1, 3.0]
+    # floats whose shortest repr switches notation (1e16, 1e-05), the largest an instance accepts
+    # (MAX_MAGNITUDE, 1e50) and the smallest one, repeated values (the shortcut formats each
+    # distinct value once) and the 1e18 sentinel
+    vals = [0.0, 0.1, 1e16, 1e-05, 1.5e-4, 1e50, 9.999999999999999e49, 5e-324, 1e18, 123456789.125, 0.1, 3.0]
     yield IntraOpInstance(num_strategies=[len(vals)], cost=vals, usage=vals[::-1], start=[2], end=[7],
                           edge_u=[], edge_v=[], edge_cost=[], usage_limit=0.30000000000000004,
                           labels=tuple(f"s{i}" for i in range(len(vals))))

@@ -113,7 +113,7 @@ def test_repro_reports_a_corrupt_row_in_one_line_and_exit_1(tmp_path):
     second = subprocess.run([sys.executable, "-m", "optsched.cli", "repro", "--quick", "--jobs", "1", "--out",
                              str(out)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr[-2000:]
-    failed = [line for line in second.stderr.splitlines() if "FAILED" in line]
+    failed = [line for line in second.stderr.splitlines() if line.startswith("K1: FAILED")]
     assert len(failed) == 1 and "is corrupt (unreadable JSON" in failed[0], second.stderr
     assert _stored(db) == before
 
