@@ -16,6 +16,9 @@ A run with neither counts the reads and units a whole run makes (``clock.reads``
 ``clock.work``), so a test can stop a run inside a chosen loop, identically on every machine.
 ``solve_model`` sees the spent budget through ``remaining`` and answers ``time_limit`` without
 calling the back-end, so a model whose building loop did not stop shows as a recorded sub-solve.
+
+:class:`Polls` (a clock check handed to a loop directly) and :class:`CountingContext` (a context
+whose budget is spent at its k-th read) serve the tests that call a method's functions themselves.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 import pytest
 
 import optsched
-from optsched.core.solving import SolveContext
+from optsched.core.solving import SolveContext, TimeLimitReached
 
 
 @dataclass
@@ -112,3 +115,31 @@ def cli_wall_over_limit(tmp_path, problem: str, method: str, generator: dict, *,
     else:
         info["stderr"] = done.stderr.strip().splitlines()[-1:] if done.stderr else []
     return info
+
+
+class Polls:
+    """A clock check that counts its calls and stops (raises, or answers True) from the
+    ``stop_at``-th call on (None: never)."""
+
+    def __init__(self, stop_at: int | None = None):
+        self.stop_at, self.calls = stop_at, 0
+
+    def expired(self) -> bool:
+        self.calls += 1
+        return self.stop_at is not None and self.calls >= self.stop_at
+
+    def __call__(self) -> None:
+        if self.expired():
+            raise TimeLimitReached("stopped")
+
+
+@dataclass
+class CountingContext(SolveContext):
+    """A context whose budget is spent at the ``expire_at``-th read of its clock."""
+
+    expire_at: int | None = None
+    reads: int = 0
+
+    def expired(self) -> bool:
+        self.reads += 1
+        return self.expire_at is not None and self.reads >= self.expire_at

@@ -8,8 +8,6 @@ context whose budget is spent at its k-th read), so the checks are exact on any 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
@@ -26,35 +24,9 @@ from optsched.problems.pipeline_graph.dp import (Plan, Stopped, _Oracle, chain_l
 from optsched.problems.pipeline_graph.generate import random_dag
 from optsched.problems.pipeline_graph.instance import check
 
+from ..clock_support import CountingContext, Polls
+
 PROBLEM = get_problem("pipeline-graph")
-
-
-class Polls:
-    """A clock check that counts its calls and stops (raises, or answers True) from the
-    ``stop_at``-th call on (None: never)."""
-
-    def __init__(self, stop_at: int | None = None):
-        self.stop_at, self.calls = stop_at, 0
-
-    def expired(self) -> bool:
-        self.calls += 1
-        return self.stop_at is not None and self.calls >= self.stop_at
-
-    def __call__(self) -> None:
-        if self.expired():
-            raise TimeLimitReached("stopped")
-
-
-@dataclass
-class CountingContext(SolveContext):
-    """A context whose budget is spent at the ``expire_at``-th read of its clock."""
-
-    expire_at: int | None = None
-    reads: int = 0
-
-    def expired(self) -> bool:
-        self.reads += 1
-        return self.expire_at is not None and self.reads >= self.expire_at
 
 
 @pytest.fixture(scope="module")

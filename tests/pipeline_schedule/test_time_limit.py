@@ -23,31 +23,9 @@ from optsched.problems.pipeline_schedule.algorithms import (MILP_MAX_NONZEROS, b
                                                             model_size)
 from optsched.problems.pipeline_schedule.instance import check
 
+from ..clock_support import CountingContext, Polls
+
 PROBLEM = get_problem("pipeline-schedule")
-
-
-class Polls:
-    """A clock check that counts its calls and raises from the ``stop_at``-th on (None: never)."""
-
-    def __init__(self, stop_at: int | None = None):
-        self.stop_at, self.calls = stop_at, 0
-
-    def __call__(self) -> None:
-        self.calls += 1
-        if self.stop_at is not None and self.calls >= self.stop_at:
-            raise TimeLimitReached("stopped")
-
-
-@dataclass
-class CountingContext(SolveContext):
-    """A context whose budget is spent at the ``expire_at``-th read of its clock."""
-
-    expire_at: int | None = None
-    reads: int = 0
-
-    def expired(self) -> bool:
-        self.reads += 1
-        return self.expire_at is not None and self.reads >= self.expire_at
 
 
 @pytest.fixture(scope="module")

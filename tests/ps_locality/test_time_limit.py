@@ -23,33 +23,10 @@ from optsched.problems.ps_locality.instance import check
 from optsched.problems.ps_locality.model import build_ip, build_model, model_nonzeros, offline_data, solo_slots
 from optsched.problems.ps_locality.slots import drf, fifo_locality
 
+from ..clock_support import CountingContext, Polls
 from .helpers import instance, job
 
 PROBLEM = get_problem("ps-locality")
-
-
-class Polls:
-    """A clock check that counts its calls and raises from the ``stop_at``-th on (None: never)."""
-
-    def __init__(self, stop_at: int | None = None):
-        self.stop_at, self.calls = stop_at, 0
-
-    def __call__(self) -> None:
-        self.calls += 1
-        if self.stop_at is not None and self.calls >= self.stop_at:
-            raise TimeLimitReached("stopped")
-
-
-@dataclass
-class CountingContext(SolveContext):
-    """A context whose budget is spent at the ``expire_at``-th read of its clock."""
-
-    expire_at: int | None = None
-    reads: int = 0
-
-    def expired(self) -> bool:
-        self.reads += 1
-        return self.expire_at is not None and self.reads >= self.expire_at
 
 
 @pytest.fixture(scope="module")
