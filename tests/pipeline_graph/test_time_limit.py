@@ -14,7 +14,7 @@ import pytest
 import optsched
 from optsched.core.backends import SolverSettings
 from optsched.core.registry import get_problem
-from optsched.core.solving import SolveContext, TimeLimitReached
+from optsched.core.solving import TimeLimitReached
 from optsched.pipeline import antichain
 from optsched.pipeline.antichain import ChainLattice, DownsetLattice
 from optsched.problems.pipeline_graph import baselines, dp
