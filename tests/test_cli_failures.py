@@ -99,8 +99,8 @@ def test_json_output_parses_for_the_exact_method(tmp_path, problem):
     inst = prob.tiny_instances(0)
     (tmp_path / "i.json").write_text(inst.dumps())
     # the exact model (highs-based methods print the HiGHS banner if it is not silenced); a
-    # problem without one uses its first exact or bound method
-    exact = [m.name for m in prob.methods.values() if m.kind in ("exact", "bound")]
+    # problem without one uses its first exact or bound method (of those that apply to it)
+    exact = [m.name for m in prob.methods.values() if m.kind in ("exact", "bound") and m.applicable(inst)[0]]
     with_model = [m for m in exact if prob.methods[m].uses_backend]
     method = (with_model or exact or [prob.default_method])[0]   # or, with neither, its default
     p = run("solve", problem, str(tmp_path / "i.json"), "--method", method, "--json")
