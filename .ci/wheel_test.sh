@@ -132,9 +132,9 @@ frame = optsched.compare([inst], ["greedy"], reference="milp")
 assert len(frame) == 1 and frame["ratio"].iloc[0] >= 1 - 1e-9, frame
 print(f"mknap: milp {exact.objective}, greedy {greedy.objective}")
 
-problems = optsched.list_problems()
-for name, problem in problems.items():
-    optsched.generate(name, seed=0, preset=next(iter(problem.presets)))
+problems = optsched.list_problems()                      # the table of the problems, a row each
+for name in problems["name"]:
+    optsched.generate(name, seed=0, preset=next(iter(optsched.get_problem(name).presets)))
 print(f"{len(problems)} problems generate their first preset")
 
 for name, preset, method in (("online-knapsack", "small", "learned"), ("online-packing", "tiny", "learned"),
