@@ -60,7 +60,33 @@ def _positive_seconds(text: str) -> float:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors are invalid input: exit 2, one line
-        raise InvalidOptionError("cli", "arguments", _suggest_choice(message))
+        raise InvalidOptionError("cli", "arguments", _suggest_flag(self, _suggest_choice(message)))
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--flag`` of ``parser`` and of its sub-commands, at any depth."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(s for s in action.option_strings if s.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+    return found
+
+
+def _suggest_flag(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse's ``unrecognized arguments: --time-limt 5`` with the close flags named:
+    ``--time-limt`` suggests ``--time-limit``."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return message
+    flags = sorted(_option_strings(parser))
+    for token in message[len(prefix):].split():
+        if token.startswith("--"):
+            hint = did_you_mean(token.split("=", 1)[0], flags)
+            if hint:
+                return f"{message}{hint}"
+    return message
 
 
 def _suggest_choice(message: str) -> str:

@@ -10,6 +10,7 @@ from ..core.data import DataUnavailable
 from ..core.errors import InvalidOptionError, OptschedError
 from ..core.procs import restore_signals, terminate_like_interrupt
 from ..core.startup import release_startup_signals
+from .args import _suggest_flag
 from .exits import _broken_pipe, _interrupted, remember_stderr, report_error, report_missing_data
 from .info import cmd_backends, cmd_methods, cmd_problems
 from .instances import cmd_export, cmd_generate, cmd_import
@@ -46,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser = build_parser(hints)
         args, extra = parser.parse_known_args(argv)
         if extra and args.command != "generate":
-            raise InvalidOptionError("cli", "arguments", f"unrecognized arguments: {' '.join(extra)}")
+            raise InvalidOptionError("cli", "arguments",
+                                     _suggest_flag(parser, f"unrecognized arguments: {' '.join(extra)}"))
         handler = COMMANDS[args.command]
         code = handler(args, extra) if args.command == "generate" else handler(args)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit

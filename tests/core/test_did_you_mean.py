@@ -73,7 +73,8 @@ def test_method_options_suggest_the_close_ones():
      f"did you mean '--{OPTION.replace('_', '-')}'"),
     (["data", "fetch", _typo(DATASET)], f"did you mean '{DATASET}'"),
     (["repro", "--executor", "daks"], "did you mean 'dask'"),
-], ids=["command", "problem", "preset", "generator-option", "data-set", "choice"])
+    (["solve", NAME, "x.json", "--time-limt", "5"], "did you mean '--time-limit'"),
+], ids=["command", "problem", "preset", "generator-option", "data-set", "choice", "flag"])
 def test_cli_names_suggest_the_close_ones(argv, hint, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert cli.main(argv) == 2
