@@ -25,8 +25,20 @@ MUTATIONS = [
     M("cr-ssp-staleness-off-by-one", "commit-rate", "simulator", PP + "commit_rate/simulate.py",
       "                if clock[i] - slow > stale:", "                if clock[i] - slow >= stale:",
       "SSP: a worker waits one commit early (staleness s behaves as s - 1)"),
+    # -- the clock inside one simulation (tests/commit_rate/test_time_limit.py) --------------------------
+    M("cr-clock-rounds", "commit-rate", "status", PP + "commit_rate/simulate.py",
+      "        while t + rnd <= stop:\n            if check is not None:\n                check()\n",
+      "        while t + rnd <= stop:\n", "BSP's rounds ignore the clock"),
+    M("cr-clock-commits", "commit-rate", "status", PP + "commit_rate/simulate.py",
+      "        while heap:\n            if check is not None:\n                check()\n",
+      "        while heap:\n", "the asynchronous schemes' commits ignore the clock"),
+    M("cr-clock-exhaustive-inside", "commit-rate", "status", PP + "commit_rate/algorithms.py",
+      "            check = lambda: ctx.check_time(incumbent)  # noqa: E731\n            check()\n",
+      "            ctx.check_time(incumbent)\n",
+      "the exhaustive search checks the clock between simulations only"),
 ]
-FAST = ["tests/commit_rate/test_commit_rate.py::test_exhaustive_tries_max_commits",
+FAST = ["tests/commit_rate/test_time_limit.py",
+        "tests/commit_rate/test_commit_rate.py::test_exhaustive_tries_max_commits",
         "tests/commit_rate/test_commit_rate.py::test_search_stops_at_the_first_fall_of_the_reward",
         "tests/commit_rate/test_commit_rate.py::test_ssp_lets_a_worker_lead_by_its_staleness"]
 

@@ -90,7 +90,7 @@ def adsp_search(instance, ctx) -> Outcome:
     k = 0
     while True:
         run = simulate(instance, {"scheme": "adsp", "commits": schedule}, until=(k + 1) * period, task=task,
-                       record=True)
+                       record=True, check=ctx.check_time)
         if run.reached:
             break
         ts = [k * period, k * period + period / 2, (k + 1) * period]
@@ -107,7 +107,7 @@ def adsp_search(instance, ctx) -> Outcome:
         schedule.append(schedule[-1] + 1)
         k += 1
     solution = {"scheme": "adsp", "commits": schedule}
-    final = simulate(instance, solution, task=task)
+    final = simulate(instance, solution, task=task, check=ctx.check_time)
     return Outcome(solution=solution, objective=final.objective,
                    stats={"search": history, "chosen_commits": schedule[-1], "reached": final.reached})
 
@@ -122,11 +122,14 @@ def exhaustive(instance, ctx) -> Outcome:
     task = Task(instance)
     values = []
     for c in range(1, instance.max_commits + 1):
-        if values:  # at the time limit: the best constant so far, with the status time_limit
+        check = ctx.check_time  # inside the first constant: no answer yet
+        if values:  # at the time limit (between or inside simulations): the best constant so far
             best = int(np.argmin(values))
-            ctx.check_time(Outcome(solution={"scheme": "adsp", "commits": [best + 1]}, objective=values[best],
-                                   stats={"best_commits": best + 1, "tried": len(values)}))
-        values.append(simulate(instance, {"scheme": "adsp", "commits": [c]}, task=task).objective)
+            incumbent = Outcome(solution={"scheme": "adsp", "commits": [best + 1]}, objective=values[best],
+                                stats={"best_commits": best + 1, "tried": len(values)})
+            check = lambda: ctx.check_time(incumbent)  # noqa: E731
+            check()
+        values.append(simulate(instance, {"scheme": "adsp", "commits": [c]}, task=task, check=check).objective)
     best = int(np.argmin(values))
     return Outcome(solution={"scheme": "adsp", "commits": [best + 1]}, objective=values[best],
                    stats={"objective_by_commits": values, "best_commits": best + 1,

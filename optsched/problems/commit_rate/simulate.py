@@ -111,8 +111,12 @@ def _censored(instance, l0, last) -> float:
 
 
 def simulate(instance, scheme: dict, until: float | None = None, task: Task | None = None,
-             record: bool = False) -> Run:
+             record: bool = False, check=None) -> Run:
     """Simulate ``scheme`` up to the target loss, ``horizon`` or ``until`` (for online search).
+
+    ``check`` (a method's ``ctx.check_time``) is called before every round or commit, so a method
+    stops at its time limit inside one simulation (it raises
+    :class:`~optsched.core.errors.TimeLimitReached`).
 
     Complexity: O(total local steps x batch x parameters + updates x samples x parameters).
     """
@@ -157,6 +161,8 @@ def simulate(instance, scheme: dict, until: float | None = None, task: Task | No
         t = 0.0
         rnd = max(instance.step_times[i] + instance.commit_overheads[i] for i in range(n))
         while t + rnd <= stop:
+            if check is not None:
+                check()
             t += rnd
             deltas = [local(i, w, 1) for i in range(n)]
             for dlt in deltas:
@@ -187,6 +193,8 @@ def simulate(instance, scheme: dict, until: float | None = None, task: Task | No
         for i in range(n):
             launch(i, 0.0)
         while heap:
+            if check is not None:
+                check()
             t, i, k, start_w = heapq.heappop(heap)
             if t > stop:
                 break
