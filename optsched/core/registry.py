@@ -37,6 +37,18 @@ def always_applies(instance) -> tuple[bool, str]:
     return True, "no conditions"
 
 
+def _shown(size) -> str:
+    """``size`` as text; an integer of more than 30 digits as ``about 10^k`` (``str`` of a huge
+    integer is slow, and refused past 4,300 digits).
+
+    >>> _shown(12), _shown(2 ** 200)
+    ('12', 'about 10^60')
+    """
+    if isinstance(size, int) and size.bit_length() > 100:
+        return f"about 10^{(size.bit_length() - 1) * 30103 // 100000}"
+    return str(size)
+
+
 def size_limit(measure: Callable[[Any], float], limit: float, what: str,
                method: str = "this method") -> Callable[[Any], tuple[bool, str]]:
     """An ``applicable`` predicate: ``measure(instance) <= limit``, with a reason naming ``what``.
@@ -50,8 +62,8 @@ def size_limit(measure: Callable[[Any], float], limit: float, what: str,
     def applies(instance) -> tuple[bool, str]:
         size = measure(instance)
         if size <= limit:
-            return True, f"{what} = {size} <= {limit}"
-        return False, f"{what} = {size}, {method} needs {what} <= {limit}"
+            return True, f"{what} = {_shown(size)} <= {limit}"
+        return False, f"{what} = {_shown(size)}, {method} needs {what} <= {limit}"
     applies.limit = limit  # type: ignore[attr-defined]
     return applies
 

@@ -5,7 +5,7 @@ from tests.mutations import Mutation as M
 
 PP = "optsched/problems/"
 #: its importers' validation, in the cross-format importer test
-FAST = ["tests/test_importer_validation.py"]
+FAST = ["tests/test_importer_validation.py", "tests/dag_pipeline/test_time_limit.py"]
 MUTATIONS = [
     # -- checkers, importers and declared generator ranges (issue 35) ---------------------------------
     M("dag-edge-back-one", "dag-pipeline", "checker", PP + "dag_pipeline/instance.py",
@@ -26,4 +26,18 @@ MUTATIONS = [
     M("imp-opgraph-edges-reversed", "dag-pipeline", "importer", "optsched/workloads/operator_graphs.py",
       'for end, out in (("sourceId", src), ("destId", dst)):', 'for end, out in (("sourceId", dst), ("destId", src)):',
       "operator-graph edges read consumer -> producer"),
+    # -- the clock while the model is written and in order-dp (tests/dag_pipeline/test_time_limit.py) ------
+    M("dag-clock-edges", "dag-pipeline", "status", PP + "dag_pipeline/model.py",
+      "    for e, (u, v) in enumerate(zip(g.src.tolist(), g.dst.tolist())):\n        poll()\n",
+      "    for e, (u, v) in enumerate(zip(g.src.tolist(), g.dst.tolist())):\n",
+      "the precedence rows are written without reading the clock"),
+    M("dag-clock-reach", "dag-pipeline", "status", PP + "dag_pipeline/model.py",
+      "    def total(mask: int) -> float:\n        poll()\n", "    def total(mask: int) -> float:\n",
+      "the O(n^2) reach sums run without reading the clock"),
+    M("dag-clock-order-dp", "dag-pipeline", "status", PP + "dag_pipeline/algorithms.py",
+      "                if check is not None:\n                    check(best_plan, best_val)\n", "",
+      "order-dp's sweep never reads the clock"),
+    M("dag-order-dp-no-refusal", "dag-pipeline", "error-path", PP + "dag_pipeline/methods.py",
+      'applicable=size_limit(lambda i: i.num_nodes, alg.ORDER_DP_MAX_NODES, "nodes", "order-dp"))',
+      'applicable=None)', "order-dp builds O(n^2) tables of any size (74.5 GiB at the declared bound)"),
 ]

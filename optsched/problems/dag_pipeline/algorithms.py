@@ -20,6 +20,9 @@ from .instance import DagPipelineInstance
 __all__ = ["brute", "order_dp", "BRUTE_MAX_ASSIGNMENTS", "greedy_balance", "segment_tables"]
 
 BRUTE_MAX_ASSIGNMENTS = 200_000
+#: order-dp's segment tables are (n + 1)^2 floats, about 4 of them alive at once: 0.8 GB at 5,000
+#: nodes [ours: the memory rule; the O(K n^2) sweep itself is stopped by the time limit]
+ORDER_DP_MAX_NODES = 5_000
 
 
 def _value(instance: DagPipelineInstance, s: np.ndarray) -> float | None:
@@ -75,9 +78,14 @@ def segment_tables(instance: DagPipelineInstance, order: np.ndarray):
     return P, X, tail
 
 
-def order_dp(instance: DagPipelineInstance, order=None, caps=None):
+def order_dp(instance: DagPipelineInstance, order=None, caps=None, check=None):
     """Best plan contiguous in ``order`` (default: the graph's topological order): returns
     (stages, value) or (None, None) when none is feasible.
+
+    ``check(plan, value)`` (raising at a method's time limit) is called at every end position of
+    every stage with the best plan of the caps swept so far (None, None before the first), so a
+    time limit stops the O(K n^2) sweep inside one stage. The segment tables hold O(n^2) floats:
+    the method refuses more than :data:`ORDER_DP_MAX_NODES` nodes before building them.
 
     cut-bytes and bottleneck: exact DP over (stage, end position), O(K n^2) (plus O(n^2) per
     segment's out-bytes via prefix sums). sync-estimate: for each cap C on max_k W_k in ``caps``
@@ -103,6 +111,8 @@ def order_dp(instance: DagPipelineInstance, order=None, caps=None):
         best[0, 0] = 0.0
         for k in range(1, K + 1):
             for j in range(k, n - (K - k) + 1):
+                if check is not None:
+                    check(best_plan, best_val)
                 bj = INF
                 for i in range(k - 1, j):
                     if best[k - 1, i] == INF:
@@ -131,6 +141,7 @@ def order_dp(instance: DagPipelineInstance, order=None, caps=None):
             stages[order[i:j]] = k
         return stages.tolist(), float(best[K, n])
 
+    best_plan, best_val = None, None
     if obj != "sync-estimate":
         return run(math.inf)
     if caps is None:
@@ -140,7 +151,6 @@ def order_dp(instance: DagPipelineInstance, order=None, caps=None):
         if values.size > limit:
             values = np.unique(np.quantile(values, np.linspace(0, 1, limit), method="higher"))
         caps = values
-    best_plan, best_val = None, None
     for cap in caps:
         stages, part = run(float(cap))
         if stages is None:

@@ -8,7 +8,7 @@ from optsched.core.solving import SolveContext, model_outcome
 
 from . import algorithms as alg
 from .instance import plan_values
-from .model import build_model, decode
+from .model import build_model, decode, stage_window
 from .problem import PROBLEM
 
 
@@ -16,8 +16,9 @@ from .problem import PROBLEM
                 summary="Rhino's stage ILP (one-hot stages in [asap, alap], precedence, balance); "
                         "cut-bytes as in TePDist, bottleneck / sync-estimate objectives ours")
 def milp(instance, ctx: SolveContext) -> Outcome:
-    model = build_model(instance)
-    out = model_outcome(ctx, model, lambda x: decode(instance, model, x))
+    window = stage_window(instance, ctx.check_time)
+    model = build_model(instance, poll=ctx.check_time, window=window)
+    out = model_outcome(ctx, model, lambda x: decode(instance, model, x, window))
     if out.solution is not None and out.objective is not None:
         # the plan is the integer stage map; its value is recomputed exactly from it. The model's
         # continuous bottleneck/sync columns may sit up to the solver's feasibility tolerance
@@ -41,9 +42,15 @@ def brute(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("order-dp", kind="heuristic", fidelity="ours",
                 summary="best plan contiguous in a topological order (chain DP with the DAG's crossing bytes); "
-                        "exact on chains")
+                        "exact on chains",
+                applicable=size_limit(lambda i: i.num_nodes, alg.ORDER_DP_MAX_NODES, "nodes", "order-dp"))
 def order_dp(instance, ctx: SolveContext) -> Outcome:
-    stages, value = alg.order_dp(instance)
+    def check(plan, value):  # at the time limit: the best plan of the caps swept so far, if any
+        ctx.check_time(None if plan is None else Outcome(
+            solution={"stages": plan}, objective=plan_values(instance, plan)[instance.objective],
+            stats={"dp_value": value}))
+
+    stages, value = alg.order_dp(instance, check=check)
     if stages is None:
         return Outcome(status="error", reason="no plan contiguous in the topological order meets the budget")
     return Outcome(solution={"stages": stages}, objective=plan_values(instance, stages)[instance.objective],

@@ -35,9 +35,11 @@ from .instance import DagPipelineInstance
 __all__ = ["stage_window", "build_model", "decode", "reach_sums"]
 
 
-def reach_sums(instance: DagPipelineInstance) -> tuple[np.ndarray, np.ndarray]:
+def reach_sums(instance: DagPipelineInstance, poll=None) -> tuple[np.ndarray, np.ndarray]:
     """(A, D): compute of the ancestors and of the descendants of each node, itself included.
-    Python-int bitsets over a topological order: O(n m / 64)."""
+    Python-int bitsets over a topological order: O(n m / 64), then O(n^2) to sum them; ``poll``
+    is called once per node of each pass."""
+    poll = poll or (lambda: None)
     g = instance.graph
     n = instance.num_nodes
     order = g.topological_order().tolist()
@@ -48,12 +50,14 @@ def reach_sums(instance: DagPipelineInstance) -> tuple[np.ndarray, np.ndarray]:
         succs[u].append(v)
     anc = [0] * n
     for v in order:
+        poll()
         m = 1 << v
         for u in preds[v]:
             m |= anc[u]
         anc[v] = m
     desc = [0] * n
     for v in reversed(order):
+        poll()
         m = 1 << v
         for w in succs[v]:
             m |= desc[w]
@@ -61,27 +65,32 @@ def reach_sums(instance: DagPipelineInstance) -> tuple[np.ndarray, np.ndarray]:
     w = instance.compute_array
 
     def total(mask: int) -> float:
+        poll()
         idx = [i for i in range(n) if mask >> i & 1]
         return float(w[idx].sum())
     return np.array([total(m) for m in anc]), np.array([total(m) for m in desc])
 
 
-def stage_window(instance: DagPipelineInstance) -> tuple[np.ndarray, np.ndarray]:
+def stage_window(instance: DagPipelineInstance, poll=None) -> tuple[np.ndarray, np.ndarray]:
     """(asap, alap) per node; (0, K-1) everywhere without a balance budget."""
     n, K = instance.num_nodes, instance.stages
     lo, hi = np.zeros(n, dtype=np.int64), np.full(n, K - 1, dtype=np.int64)
     cap = instance.stage_budget
     if math.isfinite(cap) and cap > 0:
-        A, D = reach_sums(instance)
+        A, D = reach_sums(instance, poll)
         # 1e-9 relative slack so that float sums equal to a multiple of the budget do not shrink it
         lo = np.maximum(lo, np.ceil(A / cap * (1 - 1e-9)).astype(np.int64) - 1)
         hi = np.minimum(hi, K - np.ceil(D / cap * (1 - 1e-9)).astype(np.int64))
     return lo, hi
 
 
-def build_model(instance: DagPipelineInstance) -> LinearModel:
+def build_model(instance: DagPipelineInstance, poll=None, window=None) -> LinearModel:
+    """The stage MILP. ``poll`` (a method's ``ctx.check_time``) is called once per node and per
+    edge while the windows and rows are computed, so a time limit stops the writing of a large
+    model; ``window`` is :func:`stage_window`'s answer when the caller has it."""
     n, K = instance.num_nodes, instance.stages
-    lo, hi = stage_window(instance)
+    poll = poll or (lambda: None)
+    lo, hi = window if window is not None else stage_window(instance, poll)
     empty = np.flatnonzero(lo > hi)
     if empty.size:
         raise Infeasible(f"node {int(empty[0])} fits no stage within the balance budget "
@@ -92,6 +101,7 @@ def build_model(instance: DagPipelineInstance) -> LinearModel:
     Y = b.add_block("y", count, lower=0.0, upper=1.0, integer=True)
     j = 0
     for v in range(n):
+        poll()
         for k in range(int(lo[v]), int(hi[v]) + 1):
             cols[v, k] = int(Y[j])
             j += 1
@@ -140,14 +150,17 @@ def build_model(instance: DagPipelineInstance) -> LinearModel:
         hi_.append(upper)
 
     for v in range(n):
+        poll()
         row("one", [(cols[v, k], 1.0) for k in range(int(lo[v]), int(hi[v]) + 1)], 1.0, 1.0)
     for k in range(K):
+        poll()
         members = [(cols[v, k], 1.0) for v in range(n) if (v, k) in cols]
         row("nonempty", members, 1.0, np.inf)
         if math.isfinite(instance.stage_budget):
             row("balance", [(cols[v, k], w[v]) for v in range(n) if (v, k) in cols], -np.inf, instance.stage_budget)
     cross_cost: dict[int, float] = {}  # sync-estimate: sum_k X_k as a linear form
     for e, (u, v) in enumerate(zip(g.src.tolist(), g.dst.tolist())):
+        poll()
         for k in range(K - 1):
             # z_{u,k} - z_{v,k} as entries plus a constant
             entries = z(u, k) + [(c, -x) for c, x in z(v, k)]
@@ -162,10 +175,12 @@ def build_model(instance: DagPipelineInstance) -> LinearModel:
     if obj == "bottleneck":
         T = int(extra["T"][0])
         for k in range(K):
+            poll()
             row("objective", [(T, 1.0)] + [(cols[v, k], -w[v]) for v in range(n) if (v, k) in cols], 0.0, np.inf)
         for k in range(K - 1):
             entries, const = [(T, 1.0)], 0.0
             for e, (u, v) in enumerate(zip(g.src.tolist(), g.dst.tolist())):
+                poll()
                 c_e = g.weight[e] / bw
                 if c_e == 0:
                     continue
@@ -189,8 +204,8 @@ def build_model(instance: DagPipelineInstance) -> LinearModel:
     return model
 
 
-def decode(instance: DagPipelineInstance, model: LinearModel, x: np.ndarray) -> dict:
-    lo, hi = stage_window(instance)
+def decode(instance: DagPipelineInstance, model: LinearModel, x: np.ndarray, window=None) -> dict:
+    lo, hi = window if window is not None else stage_window(instance)
     y = np.round(model.block_values(x, "y")).astype(int)
     stages, j = [], 0
     for v in range(instance.num_nodes):
