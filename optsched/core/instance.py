@@ -407,8 +407,11 @@ def _to_data(value: Any) -> Any:
     if isinstance(value, Record):
         return value.to_dict()
     if isinstance(value, tuple):
-        if set(map(type, value)) <= _PLAIN:  # an array of scalars (10^6 of them in large instances)
+        kinds = set(map(type, value))
+        if kinds <= _PLAIN:  # an array of scalars (10^6 of them in large instances)
             return list(value)
+        if kinds == {tuple} and all(set(map(type, v)) <= _PLAIN for v in value):  # pairs, rows
+            return list(map(list, value))
         return [_to_data(v) for v in value]
     if isinstance(value, dict):
         return {k: _to_data(v) for k, v in value.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -192,3 +193,17 @@ def test_real_planetoid_graphs(name, nodes, edges):
     bgl = optsched.solve(inst, "bgl")
     metis = optsched.solve(inst, "metis")
     assert bgl.status == metis.status == "feasible"
+
+
+@pytest.mark.parametrize("edges, field, why", [
+    ([(0, 1), (1, 2), (2, 1), (3, 3)], "edges[2]", "repeats an earlier edge"),   # the first bad one
+    ([(0, 1), (1, 1), (1, 0)], "edges[1]", "self-loop"),
+    ([(0, 1), (1, 9), (1, 0)], "edges[1]", "endpoints must be nodes 0..3"),
+    ([(0, 1), (2, -1)], "edges[1]", "endpoints must be nodes 0..3"),
+    ([(0, 1), (2, 2 ** 70)], "edges[1][1]", "magnitude must be at most 2^53"),  # the shared value rule
+])
+def test_the_first_bad_edge_is_named(edges, field, why):
+    from optsched.problems.graph_partition import GraphPartitionInstance
+
+    with pytest.raises(optsched.InvalidInstanceError, match=rf"{re.escape(field)}.*{why}"):
+        GraphPartitionInstance(num_nodes=4, edges=tuple(edges), train_nodes=(0, 1), num_parts=2)
