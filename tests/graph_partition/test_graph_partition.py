@@ -200,7 +200,7 @@ def test_real_planetoid_graphs(name, nodes, edges):
     ([(0, 1), (1, 1), (1, 0)], "edges[1]", "self-loop"),
     ([(0, 1), (1, 9), (1, 0)], "edges[1]", "endpoints must be nodes 0..3"),
     ([(0, 1), (2, -1)], "edges[1]", "endpoints must be nodes 0..3"),
-    ([(0, 1), (2, 2 ** 70)], "edges[1][1]", "magnitude must be at most 2^53"),  # the shared value rule
+    ([(0, 1), (2, 2 ** 70)], "edges[1][1]", "magnitude must be at most 2\\^53"),  # the shared value rule
 ])
 def test_the_first_bad_edge_is_named(edges, field, why):
     from optsched.problems.graph_partition import GraphPartitionInstance
