@@ -18,4 +18,12 @@ MUTATIONS = [
     # a feature or the information a past-only policy may see broken
     M("imp-cache-capacity", "feature-cache", "importer", PP + "feature_cache/generate.py",
       "capacity=max(1, n // 10)", "capacity=max(1, n // 100)", "the imported cache holds 1% of the nodes, not 10%"),
+    # -- the clock inside the replays (tests/feature_cache/test_time_limit.py) ------------------------
+    M("fc-clock-next-use", "feature-cache", "status", PP + "feature_cache/algorithms.py",
+      "    for t in range(T - 1, -1, -1):\n        if not t % POLL_EVERY:\n            poll()\n",
+      "    for t in range(T - 1, -1, -1):\n", "MIN's next-use pass never reads the clock"),
+    M("fc-clock-misses", "feature-cache", "status", PP + "feature_cache/algorithms.py",
+      "    for t, (x, e) in enumerate(zip(accesses, evict)):\n        if not t % POLL_EVERY:\n            poll()\n",
+      "    for t, (x, e) in enumerate(zip(accesses, evict)):\n", "the miss count's replay never reads the clock"),
 ]
+FAST = ["tests/feature_cache/test_time_limit.py"]

@@ -27,33 +27,45 @@ import numpy as np
 __all__ = ["next_use", "belady_min", "fifo", "lru", "static_degree", "misses_of", "exact_dp"]
 
 
-def next_use(accesses: Sequence[int]) -> np.ndarray:
+#: reads between two clock reads of a method's replay loop (``poll``) [ours: about a millisecond]
+POLL_EVERY = 1 << 14
+
+
+def _no_poll() -> None:
+    return None
+
+
+def next_use(accesses: Sequence[int], poll=_no_poll) -> np.ndarray:
     """``nxt[t]`` = the next read of ``accesses[t]`` after ``t`` (``T`` when none)."""
-    a = np.asarray(accesses, dtype=np.int64)
-    T = len(a)
-    nxt = np.full(T, T, dtype=np.int64)
+    T = len(accesses)
+    nxt = [T] * T
     last: dict[int, int] = {}
     for t in range(T - 1, -1, -1):
-        x = int(a[t])
+        if not t % POLL_EVERY:
+            poll()
+        x = accesses[t]
         nxt[t] = last.get(x, T)
         last[x] = t
-    return nxt
+    return np.asarray(nxt, dtype=np.int64)
 
 
-def belady_min(accesses: Sequence[int], capacity: int) -> list[int]:
-    """Belady's MIN with bypass: the evictions of an optimal policy."""
-    nxt = next_use(accesses)
+def belady_min(accesses: Sequence[int], capacity: int, poll=_no_poll) -> list[int]:
+    """Belady's MIN with bypass: the evictions of an optimal policy. ``poll`` (a method's clock
+    check) is called every :data:`POLL_EVERY` reads."""
+    nxt = next_use(accesses, poll).tolist()
     cache: dict[int, int] = {}  # node -> its next read
     heap: list[tuple[int, int]] = []  # (-next read, node), lazy
     out = []
-    for t, x in enumerate(int(v) for v in accesses):
+    for t, x in enumerate(accesses):
+        if not t % POLL_EVERY:
+            poll()
         if x in cache:
-            cache[x] = int(nxt[t])
+            cache[x] = nxt[t]
             heapq.heappush(heap, (-cache[x], x))
             out.append(-1)
             continue
         if len(cache) < capacity:
-            cache[x] = int(nxt[t])
+            cache[x] = nxt[t]
             heapq.heappush(heap, (-cache[x], x))
             out.append(-1)
             continue
@@ -65,7 +77,7 @@ def belady_min(accesses: Sequence[int], capacity: int) -> list[int]:
         if -neg > nxt[t]:
             heapq.heappop(heap)
             del cache[y]
-            cache[x] = int(nxt[t])
+            cache[x] = nxt[t]
             heapq.heappush(heap, (-cache[x], x))
             out.append(y)
         else:
@@ -73,10 +85,12 @@ def belady_min(accesses: Sequence[int], capacity: int) -> list[int]:
     return out
 
 
-def fifo(accesses: Sequence[int], capacity: int) -> list[int]:
+def fifo(accesses: Sequence[int], capacity: int, poll=_no_poll) -> list[int]:
     queue: OrderedDict[int, None] = OrderedDict()
     out = []
-    for x in (int(v) for v in accesses):
+    for t, x in enumerate(accesses):
+        if not t % POLL_EVERY:
+            poll()
         if x in queue:
             out.append(-1)
             continue
@@ -89,10 +103,12 @@ def fifo(accesses: Sequence[int], capacity: int) -> list[int]:
     return out
 
 
-def lru(accesses: Sequence[int], capacity: int) -> list[int]:
+def lru(accesses: Sequence[int], capacity: int, poll=_no_poll) -> list[int]:
     cache: OrderedDict[int, None] = OrderedDict()
     out = []
-    for x in (int(v) for v in accesses):
+    for t, x in enumerate(accesses):
+        if not t % POLL_EVERY:
+            poll()
         if x in cache:
             cache.move_to_end(x)
             out.append(-1)
@@ -106,13 +122,15 @@ def lru(accesses: Sequence[int], capacity: int) -> list[int]:
     return out
 
 
-def static_degree(accesses: Sequence[int], capacity: int, priority: Sequence[float]) -> list[int]:
+def static_degree(accesses: Sequence[int], capacity: int, priority: Sequence[float], poll=_no_poll) -> list[int]:
     """Admit only the ``capacity`` nodes of highest priority (ties: lower id); bypass the rest."""
     pr = np.asarray(priority, float)
     chosen = set(np.lexsort((np.arange(len(pr)), -pr))[:capacity].tolist())
     cache: set[int] = set()
     out = []
-    for x in (int(v) for v in accesses):
+    for t, x in enumerate(accesses):
+        if not t % POLL_EVERY:
+            poll()
         if x in cache:
             out.append(-1)
         elif x in chosen:
@@ -123,11 +141,13 @@ def static_degree(accesses: Sequence[int], capacity: int, priority: Sequence[flo
     return out
 
 
-def misses_of(accesses: Sequence[int], evict: Sequence[int], capacity: int) -> int:
+def misses_of(accesses: Sequence[int], evict: Sequence[int], capacity: int, poll=_no_poll) -> int:
     """Misses of an eviction list (a plain replay, no validation: the checker validates)."""
     cache: set[int] = set()
     misses = 0
-    for x, e in zip(accesses, evict):
+    for t, (x, e) in enumerate(zip(accesses, evict)):
+        if not t % POLL_EVERY:
+            poll()
         if x in cache:
             continue
         misses += 1

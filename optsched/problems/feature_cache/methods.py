@@ -9,8 +9,8 @@ from .algorithms import belady_min, exact_dp, fifo, lru, misses_of, static_degre
 from .problem import PROBLEM
 
 
-def _outcome(instance, evict, status="feasible") -> Outcome:
-    misses = misses_of(instance.accesses, evict, instance.capacity)
+def _outcome(instance, evict, status="feasible", poll=lambda: None) -> Outcome:
+    misses = misses_of(instance.accesses, evict, instance.capacity, poll)
     return Outcome(solution={"evict": [int(e) for e in evict]}, objective=float(misses), status=status,
                    bound=float(misses) if status == "optimal" else None,
                    stats={"hit_ratio": 1 - misses / instance.num_accesses})
@@ -19,7 +19,8 @@ def _outcome(instance, evict, status="feasible") -> Outcome:
 @PROBLEM.method("min", kind="exact", fidelity="ours",
                 summary="Belady's MIN with bypass: evict the node read farthest in the future (exact)")
 def min_(instance, ctx: SolveContext) -> Outcome:
-    return _outcome(instance, belady_min(instance.accesses, instance.capacity), "optimal")
+    return _outcome(instance, belady_min(instance.accesses, instance.capacity, ctx.check_time), "optimal",
+                    ctx.check_time)
 
 
 @PROBLEM.method("brute", kind="exact", fidelity="ours", summary="DP over (read, cache contents) (tests)",
@@ -34,16 +35,17 @@ def brute(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("fifo", kind="baseline", fidelity="ours", summary="first in, first out (BGL's policy)")
 def fifo_(instance, ctx: SolveContext) -> Outcome:
-    return _outcome(instance, fifo(instance.accesses, instance.capacity))
+    return _outcome(instance, fifo(instance.accesses, instance.capacity, ctx.check_time), poll=ctx.check_time)
 
 
 @PROBLEM.method("lru", kind="baseline", fidelity="ours", summary="least recently used")
 def lru_(instance, ctx: SolveContext) -> Outcome:
-    return _outcome(instance, lru(instance.accesses, instance.capacity))
+    return _outcome(instance, lru(instance.accesses, instance.capacity, ctx.check_time), poll=ctx.check_time)
 
 
 @PROBLEM.method("static", kind="baseline", fidelity="ours",
                 summary="admit only the C highest-degree nodes, never evict",
                 applicable=lambda inst: (len(inst.priority) > 0, "needs node priorities (degrees)"))
 def static(instance, ctx: SolveContext) -> Outcome:
-    return _outcome(instance, static_degree(instance.accesses, instance.capacity, instance.priority))
+    return _outcome(instance, static_degree(instance.accesses, instance.capacity, instance.priority, ctx.check_time),
+                    poll=ctx.check_time)
