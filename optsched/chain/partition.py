@@ -170,7 +170,7 @@ def _value(P, speeds, bounds, cost) -> float:
 
 
 def min_max_partition(weights=None, speeds=None, *, num_parts: int | None = None, prefix=None,
-                      cut_cost=None, method: str = "auto") -> ChainPartition:
+                      cut_cost=None, method: str = "auto", poll=None) -> ChainPartition:
     """The exact min-max (bottleneck) contiguous partition.
 
     Parameters
@@ -183,6 +183,8 @@ def min_max_partition(weights=None, speeds=None, *, num_parts: int | None = None
         left in the bracket), ``"nicol"`` (Nicol's parametric search: per processor, a binary
         search over its end with the probe; no cut costs) or ``"auto"`` (nicol for many distinct
         speeds without cut costs, else bisect)
+    poll : optional clock check (raises at a time limit), called before every probe of the
+        bisection and per processor of the other searches
 
     Guarantee: exact, ``value = OPT`` (the returned bounds attain it), by the probe's exchange
     argument (module docstring) and because OPT is a candidate value.
@@ -217,19 +219,20 @@ def min_max_partition(weights=None, speeds=None, *, num_parts: int | None = None
         bounds[1:] = n
         return ChainPartition(0.0, bounds, method)
     if method == "bisect":
-        value, bounds = _bisect(P, s, cost)
+        value, bounds = _bisect(P, s, cost, poll)
     elif method == "nicol":
         if cost is not None:
             raise ValueError("method 'nicol' does not take cut costs (use 'bisect')")
-        value, bounds = _nicol(P, s)
+        value, bounds = _nicol(P, s, poll)
     elif method == "dp":
-        return min_max_dp(prefix=P, speeds=s, cut_cost=cost)
+        return min_max_dp(prefix=P, speeds=s, cut_cost=cost, poll=poll)
     else:
         raise ValueError(f"unknown method {method!r} (auto, bisect, nicol, dp)")
     return ChainPartition(_value(P, s, bounds, cost), bounds, method)
 
 
-def _bisect(P: np.ndarray, speeds: np.ndarray, cost: np.ndarray | None) -> tuple[float, np.ndarray]:
+def _bisect(P: np.ndarray, speeds: np.ndarray, cost: np.ndarray | None, poll=None) -> tuple[float, np.ndarray]:
+    poll = poll or (lambda: None)
     n = len(P) - 1
     distinct = np.unique(speeds)
     inner = cost[1:n] if cost is not None else np.zeros(0)
@@ -248,6 +251,7 @@ def _bisect(P: np.ndarray, speeds: np.ndarray, cost: np.ndarray | None) -> tuple
 
     limit = 4 * (n + 1) * len(distinct) + len(inner)
     while count(lo, hi) > limit:
+        poll()
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
@@ -272,6 +276,7 @@ def _bisect(P: np.ndarray, speeds: np.ndarray, cost: np.ndarray | None) -> tuple
     cand = np.unique(cand[(cand > lo) & (cand <= hi)])
     a, b = 0, len(cand) - 1  # cand[b] = hi is feasible
     while a < b:
+        poll()
         m = (a + b) // 2
         if _probe(P, speeds, float(cand[m]), cost) is None:
             a = m + 1
@@ -281,11 +286,13 @@ def _bisect(P: np.ndarray, speeds: np.ndarray, cost: np.ndarray | None) -> tuple
     return value, _probe(P, speeds, value, cost)
 
 
-def _nicol(P: np.ndarray, speeds: np.ndarray) -> tuple[float, np.ndarray]:
+def _nicol(P: np.ndarray, speeds: np.ndarray, poll=None) -> tuple[float, np.ndarray]:
     n, K = len(P) - 1, len(speeds)
     best = float(P[-1] - P[0]) / float(speeds.max())
     s = 0
     for k in range(K):
+        if poll is not None:
+            poll()
         sp = float(speeds[k])
         if k == K - 1 or s >= n:
             # the last processor takes the rest. Every earlier load on this path is below OPT (each
@@ -312,7 +319,7 @@ def _nicol(P: np.ndarray, speeds: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefix=None,
-               cut_cost=None) -> ChainPartition:
+               cut_cost=None, poll=None) -> ChainPartition:
     """The min-max partition by dynamic programming over prefix sums (an independent route).
 
     ``F[k][j]`` = best bottleneck covering items ``[0, j)`` with processors ``0..k``:
@@ -320,7 +327,8 @@ def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefi
     ``i`` and ``L_k(i, j)`` non-increasing, so without cut costs the minimum sits at their
     crossing, found by a vectorized binary search: O(K n log n) time. With cut costs the
     minimum is taken over all ``i`` (O(K n^2) time in blocks of about 2^20 (i, j) pairs, no n x n
-    matrix). Memory O(K n) for the arg-min table.
+    matrix). Memory O(K n) for the arg-min table. ``poll`` (a clock check that raises) is called
+    once per processor.
 
     >>> part = min_max_dp([5, 1, 1, 1, 1, 1], speeds=[1, 1, 1])   # the 5 alone bounds it
     >>> part.value, part.bounds.tolist()                          # a processor may stay idle
@@ -337,6 +345,8 @@ def min_max_dp(weights=None, speeds=None, *, num_parts: int | None = None, prefi
     arg = np.zeros((K, n + 1), dtype=np.int32)
     J = np.arange(n + 1)
     for k in range(1, K):
+        if poll is not None:
+            poll()
         if cost is None:
             lo, hi = np.zeros(n + 1, np.int64), J.copy()
             # smallest i in [0, j] with F[i] >= L(i, j); the optimum is at i or i - 1

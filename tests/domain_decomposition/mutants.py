@@ -24,7 +24,16 @@ MUTATIONS = [
       "        for p in range(P - 1):  # u[k+1, p] - u[k, p] <= 0",
       "        for p in range(0):  # u[k+1, p] - u[k, p] <= 0",
       "the contiguous MILP drops its chain-order rows u[k+1, p] <= u[k, p]"),
+    # -- the clock inside the chain partition (tests/domain_decomposition/test_time_limit.py) ----------
+    M("dd-clock-dp", "domain-decomposition", "status", "optsched/chain/partition.py",
+      "        if poll is not None:\n            poll()\n        if cost is None:\n",
+      "        if cost is None:\n", "the DP over ranks never reads the clock"),
+    M("dd-clock-nicol", "domain-decomposition", "status", "optsched/chain/partition.py",
+      "    for k in range(K):\n        if poll is not None:\n            poll()\n        sp = float(speeds[k])\n",
+      "    for k in range(K):\n        sp = float(speeds[k])\n", "Nicol's search over ranks never reads the clock"),
 ]
-FAST = ["tests/domain_decomposition/test_domain_decomposition.py::"
+
+FAST = ["tests/domain_decomposition/test_time_limit.py",
+        "tests/domain_decomposition/test_domain_decomposition.py::"
         "test_contiguous_model_refuses_points_out_of_rank_or_chain_order"]
 

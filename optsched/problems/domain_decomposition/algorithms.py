@@ -26,7 +26,7 @@ from .instance import DomainDecompositionInstance
 __all__ = ["chain_owner", "decompose_particles"]
 
 
-def chain_owner(instance: DomainDecompositionInstance, method: str = "auto") -> tuple[list[int], float]:
+def chain_owner(instance: DomainDecompositionInstance, method: str = "auto", poll=None) -> tuple[list[int], float]:
     """(owner per cell, optimal bottleneck) of the exact contiguous partition.
 
     >>> from optsched.problems.domain_decomposition.instance import DomainDecompositionInstance
@@ -35,7 +35,7 @@ def chain_owner(instance: DomainDecompositionInstance, method: str = "auto") -> 
     >>> chain_owner(inst)
     ([0, 0, 0, 1], 3.0)
     """
-    part = min_max_partition(instance.weight_array, instance.speed_array, method=method)
+    part = min_max_partition(instance.weight_array, instance.speed_array, method=method, poll=poll)
     owner = np.repeat(np.arange(instance.num_ranks), np.diff(part.bounds))
     return owner.tolist(), part.value
 

@@ -52,7 +52,7 @@ def milp(instance, ctx: SolveContext) -> Outcome:
 @PROBLEM.method("chain", kind="exact", fidelity="ours", applicable=_contiguous,
                 summary="exact chains-on-chains min-max over ranks of given speeds (probe + bisection / Nicol)")
 def chain(instance, ctx: SolveContext) -> Outcome:
-    owner, value = chain_owner(instance)
+    owner, value = chain_owner(instance, poll=ctx.check_time)
     out = _outcome(instance, owner)
     out.status, out.bound = "optimal", value
     return out
@@ -63,7 +63,7 @@ def chain(instance, ctx: SolveContext) -> Outcome:
 def dp(instance, ctx: SolveContext) -> Outcome:
     from optsched.chain import min_max_dp
 
-    part = min_max_dp(instance.weight_array, instance.speed_array)
+    part = min_max_dp(instance.weight_array, instance.speed_array, poll=ctx.check_time)
     import numpy as np
 
     owner = np.repeat(np.arange(instance.num_ranks), np.diff(part.bounds)).tolist()
