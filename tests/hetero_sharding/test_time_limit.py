@@ -75,15 +75,23 @@ def test_a_model_that_cannot_fit_is_refused_before_building(monkeypatch, method)
 
 
 def test_the_declared_bounds_are_refused_on_any_machine():
-    # 100,000 stages of 1,000 options on 1,024 devices (the generator's upper ends): the estimate
-    # (about 1e14 bytes) exceeds any machine's memory; the counts alone decide (nothing is built)
+    # 10,000 stages of 1,000 options on 1,024 devices (the generator's upper ends): the estimate
+    # (about 1e13 bytes) exceeds any machine's memory; the counts alone decide (nothing is built)
     stage = SimpleNamespace(options=range(1_000))
-    big = SimpleNamespace(num_devices=1_024, num_stages=100_000, num_segments=10_000, stages=[stage] * 100_000)
+    big = SimpleNamespace(num_devices=1_024, num_stages=10_000, num_segments=10_000, stages=[stage] * 10_000)
     ok, why = methods.milp_fits(big)
     assert not ok and "GB" in why
-    assert model.model_size(big)[1] * model.MILP_BYTES_PER_NONZERO > 1e14
+    assert model.model_size(big)[1] * model.MILP_BYTES_PER_NONZERO > 1e13
 
 
 def test_max_rounds_outside_its_range_is_refused():
     with pytest.raises(InvalidOptionError, match="option max_rounds"):
         optsched.solve(_instance(), "alternate", options={"max_rounds": 10 ** 400})
+
+
+def test_a_program_count_beyond_floats_is_refused_by_brute():
+    # 2,000 stages of 1-3 options: more programs than a float holds (it overflowed to inf and
+    # int(inf) raised a traceback); the count is an exact integer, shown as about 10^k
+    inst = optsched.generate("hetero-sharding", seed=0, stages=2_000)
+    with pytest.raises(NotApplicable, match=r"programs = about 10\^\d{3}"):
+        optsched.solve(inst, "brute")

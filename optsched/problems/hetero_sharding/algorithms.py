@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import math
+
 import itertools
 
 import numpy as np
@@ -26,7 +28,8 @@ __all__ = ["best_program", "proportional_ratios", "even_ratios", "solve_ratio_lp
 
 
 def num_programs(instance: HeteroShardingInstance) -> int:
-    return int(np.prod([len(st.options) for st in instance.stages], dtype=float))
+    """The number of programs (one option per stage), exactly: a Python integer of any size."""
+    return math.prod(len(st.options) for st in instance.stages)
 
 
 def even_ratios(instance: HeteroShardingInstance) -> np.ndarray:

@@ -23,7 +23,7 @@ PROBLEM = register_problem(Problem(
     generator_options={
         "template": Option(str, "random", "'random' or 'transformer' (HAP's config.py)"),
         "devices": Option(int, 4, "number of devices (random; transformer without --gpus)", bounds=Interval(1, 1_024)),
-        "stages": Option(int, 8, "stages of a random program", bounds=Interval(1, 100_000)),
+        "stages": Option(int, 8, "stages of a random program", bounds=Interval(1, 10_000)),
         "max_options": Option(int, 3, "options per stage of a random program (1..this)", bounds=Interval(1, 1_000)),
         "segments": Option(int, 2, "ratio segments of a random program", bounds=Interval(1, 10_000)),
         "segment_length": Option(int, 16, "length of each random segment (integer shard sizes)", bounds=Interval(1, 100_000)),
