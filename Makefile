@@ -31,13 +31,14 @@ TEST_WORKERS ?= auto
 PIP := -m pip install --quiet --disable-pip-version-check
 UV ?= uv
 
-.PHONY: venv venv-learn check-python test test-learn test-portable test-wheel bench repro instances models docs figures lock clean help
+.PHONY: venv venv-learn check-python test test-learn test-portable test-wheel bench bench-bounds repro instances models docs figures lock clean help
 
 help:
 	@echo "make test      run the test suite and the docstring examples (creates .venv)"
 	@echo "make test-load the process, signal and time-limit tests again beside six CPU-bound processes"
 	@echo "make repro     regenerate paper_repro/results (QUICK=1 for the reduced run)"
 	@echo "make bench     run the benchmarks, heavy cases and every property test with fresh seeds"
+	@echo "make bench-bounds every method at every declared generator bound, --time-limit 5, through the CLI"
 	@echo "make instances regenerate instances/ and their reference values"
 	@echo "make models    regenerate the analytic DNN profiles in models/"
 	@echo "make docs      build the documentation site (Sphinx, warnings as errors) into docs/_build/html"
@@ -97,6 +98,11 @@ bench: $(STAMP)
 # a problem's benchmarks are tests/<folder>/bench_*.py (not collected by `make test`), the
 # cross-problem ones benchmarks/test_bench_*.py
 	HYPOTHESIS_PROFILE=bench $(PY) -m pytest -q -m "slow or hypothesis" -o python_files="test_*.py bench_*.py" --benchmark-columns=min,mean,max,rounds $(PYTEST_ARGS) tests benchmarks
+
+# every method at every declared generator bound, through the CLI with --time-limit 5 (a table,
+# not a test: wall times are machine figures; LIMIT=... PROBLEMS="a b" to narrow it)
+bench-bounds: $(STAMP)
+	$(PY) benchmarks/declared_bounds.py --limit $(or $(LIMIT),5) --out declared_bounds.csv $(if $(PROBLEMS),--problem $(PROBLEMS))
 
 repro: $(STAMP)
 	@$(VENV)/bin/optsched data fetch --all || echo "make repro: the tables that need the real data will be skipped; fetch it with: $(VENV)/bin/optsched data fetch --all"
