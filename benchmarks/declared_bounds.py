@@ -7,10 +7,12 @@ problem runs as a user would run it, ``optsched solve PROBLEM FILE --method M --
 OUT`` in a fresh interpreter, and the whole command's wall time is measured (start-up, imports,
 reading, hashing, the method, writing, exit).
 
-The acceptance rule of the time limits [ours]: the command ends within ``1.5 * L + 5`` seconds,
-with a result (exit 0, a status that is never ``optimal`` when the limit stopped the solve) or
-with a typed refusal (exit 2: the instance is beyond what the method handles, said before any
-work). A command still running at ``HARD_KILL_S`` is killed and counted as a miss.
+The acceptance rule of the time limits [ours]: the command ends within ``1.5 * L + 5`` seconds
+with an answer in the sense of ``docs/cli.md``'s exit statuses: a result (exit 0), a typed refusal
+(exit 2: the instance is beyond what the method handles, said before any work), a proof of
+infeasibility (exit 3), or a result record of status ``error`` (exit 1: a baseline's plan that its
+checker rejects, written to ``-o``). Any other exit 1 (an internal error) is a miss, as is a
+command still running at ``HARD_KILL_S`` (killed).
 
 Wall times depend on the machine and its load; they are reported with the 1-minute load average
 at each case, never asserted in ``make test``. Usage::
@@ -67,9 +69,10 @@ def run_case(problem: str, method: str, path: Path, limit: float, workdir: Path)
     row = {"problem": problem, "method": method, "exit": code, "wall_s": round(wall, 2),
            "wall_over_limit": round(wall / limit, 2), "load": round(os.getloadavg()[0], 2),
            "status": "", "message": err[0][:160] if err else ""}
-    if code == 0 and out.exists():
+    if code in (0, 1, 3) and out.exists():
         row["status"] = json.loads(out.read_text()).get("status", "")
-    row["ok"] = code in (0, 2) and wall <= allowed(limit)
+    answered = code in (0, 2, 3) or (code == 1 and row["status"] == "error")
+    row["ok"] = answered and wall <= allowed(limit)
     return row
 
 
