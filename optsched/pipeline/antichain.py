@@ -328,12 +328,13 @@ class PipeDreamStates:
     ancestors: list[np.ndarray]
 
 
-def pipedream_antichain_dag(dag: LayerDag, max_states: int = 100_000) -> PipeDreamStates:
+def pipedream_antichain_dag(dag: LayerDag, max_states: int = 100_000, poll=None) -> PipeDreamStates:
     """PipeDream's antichain DAG from the first source (``sources()[0]``: the lowest-numbered
     layer without predecessors; PipeDream takes the first in its file order, which the importer
-    keeps as layer order). Raises :class:`MemoryError` past ``max_states`` states."""
+    keeps as layer order). Raises :class:`MemoryError` past ``max_states`` states. ``poll`` (a
+    clock check that raises) is called once per layer of the augmenting sets and per state."""
     sources = [v for v in range(dag.n) if not dag.pred[v]]
-    extras = dag.pipedream_extras()
+    extras = dag.pipedream_extras(poll)
 
     def augment(antichain: int) -> int:
         out = antichain
@@ -351,6 +352,8 @@ def pipedream_antichain_dag(dag: LayerDag, max_states: int = 100_000) -> PipeDre
     queue = [start]
     head = 0
     while head < len(queue):
+        if poll is not None:
+            poll()
         A = queue[head]
         head += 1
         aug = augment(A)

@@ -54,4 +54,10 @@ MUTATIONS = [
       "            ks = states.ancestors[j]", "PipeDream's DP does not poll the clock"),
     M("pg-memory-cap", "pipeline-graph", "status", PP + "pipeline_graph/dp.py",
       "    if need > memory_cap:", "    if False:", "the lattice DP runs whatever its memory estimate"),
+    M("pg-pipedream-states-clock", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "    while head < len(queue):\n        if poll is not None:\n            poll()\n",
+      "    while head < len(queue):\n", "PipeDream's state enumeration never reads the clock"),
+    M("pg-pipedream-extras-clock", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
+      "    extras = dag.pipedream_extras(poll)", "    extras = dag.pipedream_extras()",
+      "PipeDream's augmenting sets (O(n^2)) are computed without the clock"),
 ]

@@ -184,3 +184,25 @@ def test_chain_dp_applies_to_one_source_graphs_without_the_walk(monkeypatch):
     monkeypatch.setattr(algorithms, "antichain_chain", walk)
     ok, why = PROBLEM.get_method("chain-dp").applicable(random_dag(4, 30, 4))
     assert ok and "one source" in why
+
+
+def test_pipedream_counts_its_states_under_the_clock(inst):
+    """Above PIPEDREAM_PRECOUNT_LAYERS the states are counted inside the run (80 s at 10,000
+    layers before): the augmenting sets poll once per layer and the enumeration once per state,
+    and a count past the limit is the same refusal as the precount's."""
+    from optsched.core.errors import NotApplicable, TimeLimitReached
+    from optsched.problems.pipeline_graph import methods
+
+    inst.dag.__dict__.pop("_extras", None)
+    polls = Polls()
+    states = baselines.pipedream_states(inst, poll=polls)
+    assert polls.calls == inst.num_layers + len(states.masks)
+    inst.dag.__dict__.pop("_extras", None)
+    with pytest.raises(TimeLimitReached):
+        baselines.pipedream_states(inst, poll=Polls(inst.num_layers // 2))
+    with pytest.raises(TimeLimitReached):
+        baselines.pipedream_states(inst, poll=Polls(inst.num_layers + 1))
+    big = optsched.generate("pipeline-graph", seed=0, layers=methods.PIPEDREAM_PRECOUNT_LAYERS + 1)
+    assert methods._pipedream_ok(big)[0]
+    with pytest.raises(NotApplicable, match="more than 5000 PipeDream states"):
+        optsched.solve(big, "pipedream", time_limit=3600)

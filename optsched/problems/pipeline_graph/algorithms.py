@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from optsched.core.errors import InvalidInstanceError, InvalidOptionError
+from optsched.core.errors import InvalidInstanceError, InvalidOptionError, NotApplicable
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext, TimeLimitReached
 from optsched.workloads.profiles import LayerGraph, antichain_chain
@@ -128,7 +128,10 @@ def _ratio_option(text: str, instance: PipelineGraphInstance):
 
 def pipedream(instance: PipelineGraphInstance, ctx: SolveContext) -> Outcome:
     ratio = _ratio_option(ctx.options.get("activation_compression_ratio", "instance"), instance)
-    plan, predicted, states = baselines.pipedream_plan(instance, ratio=ratio, poll=ctx.check_time)
+    try:
+        plan, predicted, states = baselines.pipedream_plan(instance, ratio=ratio, poll=ctx.check_time)
+    except MemoryError:  # the states counted under the clock (large graphs): the applicability's refusal
+        raise NotApplicable(instance.problem, "pipedream", baselines.PIPEDREAM_TOO_MANY) from None
     return Outcome(solution=plan.solution(), objective=plan_value(instance, plan), status="feasible",
                    stats={"pipedream_value": predicted, "pipedream_states": states, "activation_compression_ratio": ratio})
 

@@ -24,14 +24,18 @@ from optsched.pipeline.antichain import PipeDreamStates, bits, pipedream_anticha
 from .dp import Plan
 from .instance import PipelineGraphInstance
 
-__all__ = ["pipedream_states", "pipedream_plan", "PIPEDREAM_MAX_STATES"]
+__all__ = ["pipedream_states", "pipedream_plan", "PIPEDREAM_MAX_STATES", "PIPEDREAM_TOO_MANY"]
 
 #: the baseline's size limit (PipeDream's own planner needs O(S^2 N) memory: 2.3 GB at S = 1495)
 PIPEDREAM_MAX_STATES = 5000
 
 
-def pipedream_states(instance: PipelineGraphInstance, max_states: int = PIPEDREAM_MAX_STATES) -> PipeDreamStates:
-    return pipedream_antichain_dag(instance.dag, max_states=max_states)
+PIPEDREAM_TOO_MANY = f"more than {PIPEDREAM_MAX_STATES} PipeDream states (its O(S^2 N^2) planner)"
+
+
+def pipedream_states(instance: PipelineGraphInstance, max_states: int = PIPEDREAM_MAX_STATES,
+                     poll=None) -> PipeDreamStates:
+    return pipedream_antichain_dag(instance.dag, max_states=max_states, poll=poll)
 
 
 def pipedream_plan(instance: PipelineGraphInstance, states: PipeDreamStates | None = None,
@@ -40,7 +44,7 @@ def pipedream_plan(instance: PipelineGraphInstance, states: PipeDreamStates | No
     """(plan, PipeDream's predicted value, number of states). ``ratio`` defaults to the
     instance's ``activation_compression_ratio``; ``machines`` to its workers. ``poll`` (the
     caller's clock check, raising to stop) runs once per (machines, state) step of the DP."""
-    states = states or pipedream_states(instance)
+    states = states or pipedream_states(instance, poll=poll)
     c = instance.activation_compression_ratio if ratio is ... else ratio
     N = machines or instance.workers
     bw = instance.bandwidth
