@@ -58,6 +58,7 @@ MUTATIONS = [
       "    while head < len(queue):\n        if poll is not None:\n            poll()\n",
       "    while head < len(queue):\n", "PipeDream's state enumeration never reads the clock"),
     M("pg-pipedream-extras-clock", "pipeline-graph", "status", "optsched/pipeline/antichain.py",
-      "    extras = dag.pipedream_extras(poll)", "    extras = dag.pipedream_extras()",
+      "    sources = [v for v in range(dag.n) if not dag.pred[v]]\n    extras = dag.pipedream_extras(poll)",
+      "    sources = [v for v in range(dag.n) if not dag.pred[v]]\n    extras = dag.pipedream_extras()",
       "PipeDream's augmenting sets (O(n^2)) are computed without the clock"),
 ]
