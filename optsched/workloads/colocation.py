@@ -24,6 +24,7 @@ The cost is a JCT proxy: for jobs that start now and keep their co-runners, ``w_
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass, field
 
@@ -107,9 +108,10 @@ def placement_violations(snap: Snapshot, placements) -> list[str]:
     for s in range(snap.num_servers):
         if used[s] > snap.free[s]:
             out.append(f"server {s}: {used[s]} GPUs placed, {snap.free[s]} free")
-    for j, k in itertools.combinations(range(snap.num_jobs), 2):
+    placed = [j for j in range(snap.num_jobs) if placements[j] is not None]  # pairs of placed jobs only
+    for j, k in itertools.combinations(placed, 2):
         pj, pk = placements[j], placements[k]
-        if pj is not None and pk is not None and set(pj) & set(pk) and snap.clash(snap.job_types[j], snap.job_types[k]):
+        if set(pj) & set(pk) and snap.clash(snap.job_types[j], snap.job_types[k]):
             out.append(f"jobs {j} and {k} share a server but may not co-locate")
     return out
 
@@ -117,14 +119,14 @@ def placement_violations(snap: Snapshot, placements) -> list[str]:
 def placement_cost(snap: Snapshot, placements) -> float:
     """The JCT-proxy cost of ``placements`` (see the module doc); no feasibility check."""
     total = 0.0
+    placed = [j for j, p in enumerate(placements) if p is not None]  # O(placed^2), not O(n^2)
     for j, p in enumerate(placements):
         if p is None:
             total += snap.reject_cost
             continue
         total += snap.job_weight[j] * (1.0 + snap.gamma * (len(p) - 1))
-        for k in range(j + 1, snap.num_jobs):
-            pk = placements[k]
-            if pk is not None and set(p) & set(pk):
+        for k in placed[bisect.bisect_right(placed, j):]:
+            if set(p) & set(placements[k]):
                 total += snap.pair_cost(j, k)
         for r, servers in enumerate(snap.res_servers):
             if set(p) & set(servers):
@@ -188,7 +190,7 @@ def _marginal(snap: Snapshot, j: int, p: dict, placed: dict) -> float:
     return cost
 
 
-def greedy_placement(snap: Snapshot, rule: str, order=None) -> list[dict[int, int] | None]:
+def greedy_placement(snap: Snapshot, rule: str, order=None, poll=None) -> list[dict[int, int] | None]:
     """Place jobs one by one (queue order, or ``order``) by ``rule`` [ours].
 
     * ``pack``: best fit -- the server with the fewest free GPUs that holds the job;
@@ -196,13 +198,17 @@ def greedy_placement(snap: Snapshot, rule: str, order=None) -> list[dict[int, in
     * ``least-interference``: the candidate of least marginal cost (own run time plus the
       slowdown it causes), and rejection when even that costs more than ``reject_cost``.
 
-    ``pack`` and ``spread`` reject a job only when it fits nowhere. Complexity ``O(n S (n + r))``.
+    ``pack`` and ``spread`` reject a job only when it fits nowhere. Complexity ``O(n S (p + r))``
+    for ``p`` jobs placed (at most the free GPUs). ``poll`` (a clock check that raises) is called
+    once per job.
     """
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r} (known: {RULES})")
     free = list(snap.free)
-    placed: dict[int, dict | None] = {}
+    placed: dict[int, dict] = {}  # the jobs placed so far (a rejected job is left out)
     for j in (order if order is not None else range(snap.num_jobs)):
+        if poll is not None:
+            poll()
         cands = candidates(snap, j, free, placed)
         choice = None
         if cands:
@@ -215,14 +221,14 @@ def greedy_placement(snap: Snapshot, rule: str, order=None) -> list[dict[int, in
                 best = int(np.argmin(costs))
                 if costs[best] < snap.reject_cost:
                     choice = cands[best]
-        placed[j] = choice
         if choice is not None:
+            placed[j] = choice
             for s, g in choice.items():
                 free[s] -= g
     return [placed.get(j) for j in range(snap.num_jobs)]
 
 
-def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearModel:
+def build_placement_model(snap: Snapshot, name: str = "placement", poll=None) -> LinearModel:
     """The snapshot MILP [recon; stated with the snapshot problem], exact for :func:`placement_cost`.
 
     ``x[j,s]`` integer GPUs, ``u[j,s]`` uses-server, ``a[j]`` admitted, ``z[p]`` per allowed pair
@@ -231,9 +237,11 @@ def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearMode
     servers, clashing pairs ``u[j,s] + u[k,s] <= 1`` and ``u = 0`` where a resident clashes.
     Objective ``sum_j w_j a_j + w_j gamma (sum_s u - a_j) + R (1 - a_j) + sum c_p z_p + sum c_q y_q``
     (every cost >= 0, so z and y sit at their lower bounds at an optimum). ``name``: the model's
-    name (in back-end refusals and MPS files): the calling problem's.
+    name (in back-end refusals and MPS files): the calling problem's. ``poll`` (a clock check that
+    raises) is called once per job and per job pair while the rows are written.
     """
     n, S = snap.num_jobs, snap.num_servers
+    poll = poll or (lambda: None)
     b = ModelBuilder(name, "min")
     w = np.asarray(snap.job_weight, float)
     g = np.asarray(snap.job_gpus, int)
@@ -260,6 +268,7 @@ def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearMode
 
     inf = float("inf")
     for j in range(n):
+        poll()
         row([(x[j, s], 1) for s in range(S)] + [(a[j], -g[j])], 0, 0)
         for s in range(S):
             row([(x[j, s], 1), (u[j, s], -g[j])], -inf, 0)
@@ -269,9 +278,11 @@ def build_placement_model(snap: Snapshot, name: str = "placement") -> LinearMode
     for s in range(S):
         row([(x[j, s], 1) for j in range(n)], -inf, snap.free[s])
     for p, (j, k) in enumerate(pairs):
+        poll()
         for s in range(S):
             row([(z[p], 1), (u[j, s], -1), (u[k, s], -1)], -1, inf)
     for j, k in clashes:
+        poll()
         for s in range(S):
             row([(u[j, s], 1), (u[k, s], 1)], -inf, 1)
     for q, (j, r) in enumerate(rq):

@@ -27,9 +27,19 @@ BRUTE_MAX_JOBS = 5
 BRUTE_MAX_SERVERS = 4
 
 
+#: the MILP's pair rows (one per job pair and server) it writes at most: 2e6 rows of 3 nonzeros,
+#: about 1 GB and tens of seconds of writing [ours]; larger snapshots are refused before building
+MILP_MAX_PAIR_ROWS = 2_000_000
+
+
+def milp_pair_rows(instance) -> int:
+    n = instance.num_jobs
+    return n * (n - 1) // 2 * instance.num_servers
+
+
 def milp(instance, ctx) -> Outcome:
     """Solve the snapshot MILP on the context's back-end (exact at ``mip_rel_gap = 0``)."""
-    model = build_model(instance)
+    model = build_model(instance, poll=ctx.check_time)
     snap = instance.snapshot
     return model_outcome(ctx, model, lambda x: encode(instance, decode_placement(snap, model, x)))
 
@@ -96,9 +106,9 @@ def brute(instance, ctx) -> Outcome:
     return Outcome(solution=encode(instance, placements), objective=best_val, bound=best_val, status="optimal")
 
 
-def _greedy(instance, rule, order=None) -> Outcome:
+def _greedy(instance, rule, ctx, order=None) -> Outcome:
     snap = instance.snapshot
-    placements = greedy_placement(snap, rule, order)
+    placements = greedy_placement(snap, rule, order, poll=ctx.check_time)
     return Outcome(solution=encode(instance, placements), objective=placement_cost(snap, placements))
 
 
@@ -107,14 +117,14 @@ def least_interference(instance, ctx) -> Outcome:
     order = None
     if ctx.options.get("order", "queue") == "weight":
         order = sorted(range(instance.num_jobs), key=lambda j: -instance.jobs[j].weight)
-    return _greedy(instance, "least-interference", order)
+    return _greedy(instance, "least-interference", ctx, order)
 
 
 def pack(instance, ctx) -> Outcome:
     """Best fit in queue order, interference-oblivious."""
-    return _greedy(instance, "pack")
+    return _greedy(instance, "pack", ctx)
 
 
 def spread(instance, ctx) -> Outcome:
     """Worst fit in queue order, interference-oblivious."""
-    return _greedy(instance, "spread")
+    return _greedy(instance, "spread", ctx)

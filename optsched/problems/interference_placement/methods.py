@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from optsched.core.registry import Option
+from optsched.core.registry import Option, size_limit
 
 from . import algorithms
 from .problem import PROBLEM
 
 PROBLEM.method("milp", kind="exact", fidelity="reconstruction", uses_backend=True,
                summary="snapshot MILP with linearized pairwise slowdowns and spread penalty (mip_rel_gap = 0)",
+               applicable=size_limit(algorithms.milp_pair_rows, algorithms.MILP_MAX_PAIR_ROWS,
+                                     "pair rows (job pairs x servers)", "milp"),
                )(algorithms.milp)
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"enumerate every placement (at most {algorithms.BRUTE_MAX_JOBS} jobs, "

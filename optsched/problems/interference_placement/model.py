@@ -6,6 +6,6 @@ from optsched.core.linear import LinearModel
 from optsched.workloads.colocation import build_placement_model
 
 
-def build_model(instance) -> LinearModel:
+def build_model(instance, poll=None) -> LinearModel:
     """The snapshot MILP of ``instance`` (see :func:`~optsched.workloads.colocation.build_placement_model`)."""
-    return build_placement_model(instance.snapshot, instance.problem)
+    return build_placement_model(instance.snapshot, instance.problem, poll)
