@@ -48,6 +48,10 @@ MUTATIONS = [
       'instance.capacity_array,\n                                sense="max", name=f"mknap-',
       'instance.capacity_array - 1,\n                                sense="max", name=f"mknap-',
       "the MILP's capacity rows one unit too tight (a selection that fills a row exactly is cut off)"),
+    M("mknap-lp-round-limit-error", "mknap", "status", PP + "mknap/algorithms.py",
+      '    if sol.status == "time_limit" and sol.x is None:  # the time limit stopped the LP: the best single item',
+      '    if False:', "lp-round stopped in its LP ends in an error instead of time_limit with a plan"),
 ]
-FAST = ["tests/mknap/test_mknap.py::test_milp_takes_a_selection_that_fills_a_row_exactly"]
+
+FAST = ["tests/mknap/test_time_limit_lp_round.py", "tests/mknap/test_mknap.py::test_milp_takes_a_selection_that_fills_a_row_exactly"]
 

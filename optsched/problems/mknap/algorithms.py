@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import SolverError
+from optsched.core.errors import SolverError, TimeLimitReached
 from optsched.core.knapsack import build_knapsack_model, fractional_indices
 from optsched.core.linear import LinearModel
 from optsched.core.registry import Outcome
@@ -68,6 +68,12 @@ def lp_round(instance: MknapInstance, ctx: SolveContext) -> Outcome:
     model = build_knapsack_model(instance.profit_array[keep], instance.weight_matrix[:, keep],
                                  instance.capacity_array, sense="max", name="mknap-lp-round")
     sol = ctx.solve_model(model.relaxed())
+    best = keep[int(np.argmax(instance.profit_array[keep]))]
+    value_single = float(instance.profit_array[best])
+    if sol.status == "time_limit" and sol.x is None:  # the time limit stopped the LP: the best single item
+        raise TimeLimitReached(f"lp-round: the time limit stopped the LP relaxation ({sol.backend}: {sol.message})",
+                               Outcome(solution={"selected": [int(best)]}, objective=value_single,
+                                       stats={**stats, "lp_status": sol.status}))
     if sol.status != "optimal" or sol.x is None:
         raise SolverError(f"lp-round: the LP relaxation did not solve ({sol.backend}: {sol.message})")
     x = sol.x
@@ -77,8 +83,6 @@ def lp_round(instance: MknapInstance, ctx: SolveContext) -> Outcome:
                           f"the back-end did not return a basic solution")
     rounded = keep[(x >= 0.5) & ~np.isin(np.arange(keep.size), frac)]
     value_rounded = float(instance.profit_array[rounded].sum())
-    best = keep[int(np.argmax(instance.profit_array[keep]))]
-    value_single = float(instance.profit_array[best])
     selected = rounded if value_rounded >= value_single else np.array([best])
     # the rounded-down point lies under an LP-feasible point, so it is feasible up to the LP
     # tolerance; drop the least profitable items in the (never observed) case it is not exactly

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from optsched.core.errors import SolverError
+from optsched.core.errors import SolverError, TimeLimitReached
 from optsched.core.knapsack import build_knapsack_model, fractional_indices
 from optsched.core.linear import LinearModel, ModelSolution
 
@@ -45,6 +45,8 @@ def round_basic_lp(solve_model, costs: np.ndarray, cfg: Configurations, capaciti
     not basic (more than |Res| fractional jobs).
     """
     sol: ModelSolution = solve_model(build_mcmkp_model(costs, cfg, capacities, name).relaxed())
+    if sol.status == "time_limit" and sol.x is None:
+        raise TimeLimitReached(f"{name}: the time limit stopped the MC-MKP LP ({sol.backend}: {sol.message})")
     if sol.status != "optimal" or sol.x is None:
         raise SolverError(f"{name}: the MC-MKP LP did not solve to optimality ({sol.backend}: {sol.status}, "
                           f"{sol.message})")
