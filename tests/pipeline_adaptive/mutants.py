@@ -22,7 +22,15 @@ MUTATIONS = [
     M("pa-switch-cost-infinite", "pipeline-adaptive", "error-path", PP + "pipeline_adaptive/instance.py",
       "self.require(0 <= self.switch_cost < np.inf,", "self.require(0 <= self.switch_cost,",
       "an infinite switch cost loads (and solve -o then crashes writing the record)"),
+    M("pa-lb-clock", "pipeline-adaptive", "status", PP + "pipeline_adaptive/algorithms.py",
+      "        ctx.check_time()\n        fastest = min(fastest, setting.iteration_time(g, row))",
+      "        fastest = min(fastest, setting.iteration_time(g, row))", "lb never reads the clock"),
+    M("pa-lb-every-row", "pipeline-adaptive", "step", PP + "pipeline_adaptive/algorithms.py",
+      "    rows = list(dict.fromkeys(tuple(row) for row in trace.bandwidth))",
+      "    rows = [tuple(row) for row in trace.bandwidth]", "lb simulates repeated bandwidth rows again"),
 ]
-FAST = ["tests/pipeline_adaptive/test_adagrouper.py::test_adaptive_policy_does_not_see_the_current_period",
+
+FAST = ["tests/pipeline_adaptive/test_time_limit.py",
+        "tests/pipeline_adaptive/test_adagrouper.py::test_adaptive_policy_does_not_see_the_current_period",
         "tests/pipeline_adaptive/test_values.py"]
 

@@ -84,9 +84,14 @@ def brute(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
 
 def lower_bound(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
     """``I * min_{g, p} T(g, bandwidth[p])``: every iteration runs in some period with some
-    memory-fitting group size, and switch costs are >= 0, so no run is shorter. O(|G| P) simulations."""
+    memory-fitting group size, and switch costs are >= 0, so no run is shorter. O(|G| P') simulations
+    for the P' distinct bandwidth rows of the trace, reading the clock before each (a bound cut
+    short is no bound: the limit answers ``time_limit`` without a value)."""
     setting, trace = instance.setting, instance.trace
-    fastest = min(setting.iteration_time(g, row) for g, row in itertools.product(instance.candidates,
-                                                                                 trace.bandwidth))
+    rows = list(dict.fromkeys(tuple(row) for row in trace.bandwidth))  # distinct, first-seen order
+    fastest = math.inf
+    for g, row in itertools.product(instance.candidates, rows):
+        ctx.check_time()
+        fastest = min(fastest, setting.iteration_time(g, row))
     value = instance.iterations * fastest
     return Outcome(objective=value, bound=value, status="optimal", stats={"fastest_iteration": fastest})

@@ -20,7 +20,7 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "iterations": Option(int, 120, "training iterations", bounds=Interval(1, 1_000_000)),
+        "iterations": Option(int, 120, "training iterations", bounds=Interval(1, 100_000)),
         "periods": Option(int, 40, "periods of the preemption trace", bounds=Interval(1, 1_000_000)),
         "period": Option(float, 5.0, "length of a trace period (seconds)", bounds=Interval(0, 1e6, closed="right")),
         "group_sizes": Option(str, "1,2,3,4,6,8", "candidate kFkB group sizes, comma-separated"),
