@@ -54,6 +54,15 @@ MUTATIONS = [
       "shortest = [min(d for d in pair if d is not None) for pair in zip(d_in, d_sp)]",
       "shortest = [max(d for d in pair if d is not None) for pair in zip(d_in, d_sp)]",
       "the area bound charges each job its longer contention-free run (above OPT: no bound)"),
+    M("rm-sim-new-head", "rar-makespan", "simulator", PP + "rar_makespan/instance.py",
+      "                    if head[g] < len(queue[g]) and start[queue[g][head[g]]] < 0:",
+      "                    if head[g] + 1 < len(queue[g]) and start[queue[g][head[g]]] < 0:",
+      "the job behind a queue's last-but-one head is never examined"),
+    M("rm-sim-busy-kept", "rar-makespan", "simulator", PP + "rar_makespan/instance.py",
+      "                busy.difference_update(mine[j])\n", "",
+      "a finished job's GPUs stay busy"),
 ]
-FAST = ["tests/rar_makespan/test_rar_makespan.py::test_area_bound_uses_each_jobs_shorter_run_and_stays_below_opt"]
+
+FAST = ["tests/rar_makespan/test_simulation_heads.py",
+        "tests/rar_makespan/test_rar_makespan.py::test_area_bound_uses_each_jobs_shorter_run_and_stays_below_opt"]
 

@@ -249,21 +249,27 @@ def simulate(instance: RarMakespanInstance, order, gpus, *, contention: bool = T
                  for j in range(n)]
     running: list[int] = []
     now: float = 0
-    waiting = list(order)
-    while waiting or running:
-        busy = {tuple(g) for r in running for g in gpus[r]}
-        still = []
-        for j in waiting:
-            mine = [tuple(g) for g in gpus[j]]
-            if all(g not in busy and queue[g][head[g]] == j for g in mine):
+    # A job can start only at the head of every GPU queue it is in, so at each event only the
+    # current heads are examined (at most one per GPU): O(GPUs) per event, not O(waiting jobs).
+    # Two heads never share a GPU, so starting one never blocks another and the order in which
+    # they are examined (plan order, kept for readability) does not matter.
+    pos = {j: k for k, j in enumerate(order)}
+    mine = [[tuple(g) for g in gpus[j]] for j in range(n)]
+    candidates = {q[0] for q in queue.values()} | {j for j in order if not mine[j]}
+    busy: set = set()
+    unstarted = len(order)
+    while unstarted or running:
+        for j in sorted(candidates, key=pos.__getitem__):
+            if all(g not in busy and queue[g][head[g]] == j for g in mine[j]):
                 start[j] = now
                 running.append(j)
-                busy.update(mine)
-                for g in mine:
+                busy.update(mine[j])
+                candidates.discard(j)
+                unstarted -= 1
+                for g in mine[j]:
                     head[g] += 1
-            else:
-                still.append(j)
-        waiting = still
+                    if head[g] < len(queue[g]) and start[queue[g][head[g]]] < 0:
+                        candidates.add(queue[g][head[g]])
         rate = _rates(instance, running, servers_of, contention, durations is not None)
         step = min(remaining[j] / rate[j] for j in running)
         if durations is None:
@@ -274,6 +280,7 @@ def simulate(instance: RarMakespanInstance, order, gpus, *, contention: bool = T
             if remaining[j] <= 1e-9:
                 completion[j] = now
                 running.remove(j)
+                busy.difference_update(mine[j])
     return Schedule(start, completion)
 
 
