@@ -131,6 +131,10 @@ def policy_from_options(lower: float, upper: float, options, problem: str = "onl
     return bundled_policy(ratio), f"bundled U/L = {ratio}"
 
 
+#: requests between two clock reads of ``learned`` (a forward pass is about 0.1 ms) [ours]
+POLL_REQUESTS = 1024
+
+
 def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     """Post the learned policy's price before each request [reconstruction; no guarantee].
 
@@ -140,7 +144,8 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
     Option ``weights``: a JSON file written by :meth:`PricingPolicy.save` (default: the bundled
     policy for the instance's U / L, which must be one of :data:`TRAINED_RATIOS`).
 
-    Complexity: O(n h^2) for n requests and hidden width h.
+    Complexity: O(n h^2) for n requests and hidden width h; the clock is read every
+    :data:`POLL_REQUESTS` requests (a run stopped there has no plan: ``time_limit``).
 
     >>> import optsched
     >>> inst = optsched.generate("online-knapsack", seed=0, preset="small")
@@ -153,6 +158,8 @@ def learned(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
 
     def price(z: float) -> float:
         t = next(counter)
+        if not t % POLL_REQUESTS:  # about 0.1 s of forward passes between clock reads
+            ctx.check_time()
         return float(policy.price_for(instance.lower, instance.upper, np.array([[z]]), t)[0, 0])
 
     out = post_prices(instance, price)
