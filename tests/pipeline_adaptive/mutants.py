@@ -28,6 +28,13 @@ MUTATIONS = [
     M("pa-lb-every-row", "pipeline-adaptive", "step", PP + "pipeline_adaptive/algorithms.py",
       "    rows = list(dict.fromkeys(tuple(row) for row in trace.bandwidth))",
       "    rows = [tuple(row) for row in trace.bandwidth]", "lb simulates repeated bandwidth rows again"),
+    M("pa-run-clock", "pipeline-adaptive", "status", PP + "pipeline_adaptive/adagrouper.py",
+      "        if poll is not None and not it % 256:\n            poll()\n", "",
+      "a policy run never reads the clock"),
+    M("pa-memory-not-memoized", "pipeline-adaptive", "step", PP + "pipeline_adaptive/adagrouper.py",
+      "        if key not in self._cache:\n            kind, _ = named_order(",
+      "        if True:\n            kind, _ = named_order(",
+      "the memory use is simulated again at every iteration"),
 ]
 
 FAST = ["tests/pipeline_adaptive/test_time_limit.py",

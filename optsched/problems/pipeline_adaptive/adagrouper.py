@@ -161,9 +161,14 @@ class AdaGrouperSetting:
         return len(self.forward_per_sample)
 
     def memory_use(self, group_size: int, microbatches: int) -> np.ndarray:
-        """Peak stash bytes per stage of kFkB(group_size) with ``microbatches`` microbatches."""
-        kind, _ = named_order("kfkb", self.stages, microbatches, group_size)
-        return peak_inflight(kind) * (self.global_batch / microbatches) * np.asarray(self.stash_bytes_per_sample)
+        """Peak stash bytes per stage of kFkB(group_size) with ``microbatches`` microbatches (memoized:
+        a run asks for it once per iteration)."""
+        key = ("memory", group_size, microbatches)
+        if key not in self._cache:
+            kind, _ = named_order("kfkb", self.stages, microbatches, group_size)
+            self._cache[key] = (peak_inflight(kind) * (self.global_batch / microbatches)
+                                * np.asarray(self.stash_bytes_per_sample))
+        return self._cache[key]
 
     @cached_property
     def microbatches_for(self) -> dict[int, int]:
@@ -295,17 +300,20 @@ class AdaRun:
         return self.total_time / self.group_sizes.size
 
 
-def run_policy(setting: AdaGrouperSetting, trace: BandwidthTrace, policy) -> AdaRun:
+def run_policy(setting: AdaGrouperSetting, trace: BandwidthTrace, policy, poll=None) -> AdaRun:
     """Run ``setting.iterations`` iterations under ``trace``. Before each iteration the policy gets
     ``history = trace.bandwidth[:p]`` with p the period in which the iteration starts (only the
-    periods already over), its current group size and the time."""
+    periods already over), its current group size and the time. ``poll`` (a clock check that
+    raises) is called every 256 iterations."""
     if trace.bandwidth.shape[1] != setting.stages - 1:
         raise InvalidInstanceError(PROBLEM, "trace.bandwidth", f"must have {setting.stages - 1} links",
                                    trace.bandwidth.shape[1])
     now, current, switches = 0.0, None, 0
     sizes, times, starts = [], [], []
     peak = np.zeros(setting.stages)
-    for _ in range(setting.iterations):
+    for it in range(setting.iterations):
+        if poll is not None and not it % 256:
+            poll()
         p = trace.period_index(now)
         ended = min(int(now // trace.period), trace.bandwidth.shape[0])
         g = policy.choose(setting, trace.bandwidth[:ended], current, now, trace.period)

@@ -19,8 +19,8 @@ __all__ = ["ada_grouper", "fixed", "oracle", "brute", "lower_bound", "brute_sequ
 BRUTE_MAX_SEQUENCES = 20_000
 
 
-def _outcome(instance: PipelineAdaptiveInstance, policy, status: str = "feasible") -> Outcome:
-    run = run_policy(instance.setting, instance.trace, policy)
+def _outcome(instance: PipelineAdaptiveInstance, policy, ctx: SolveContext, status: str = "feasible") -> Outcome:
+    run = run_policy(instance.setting, instance.trace, policy, poll=ctx.check_time)
     return Outcome(solution={"group_sizes": [int(g) for g in run.group_sizes]}, objective=float(run.total_time),
                    status=status, stats={"switches": run.switches, "mean_iteration_time": run.mean_iteration_time})
 
@@ -30,7 +30,7 @@ def ada_grouper(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcom
     memory-fitting group size's iteration time with the bandwidth of the last *ended* period (no
     look-ahead), and switch to the fastest when the predicted saving over one period exceeds the
     switch cost. No guarantee; empirical (T6). O(I |G|) simulations, memoized per bandwidth."""
-    return _outcome(instance, AdaptivePolicy())
+    return _outcome(instance, AdaptivePolicy(), ctx)
 
 
 def fixed(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
@@ -39,13 +39,13 @@ def fixed(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
     if g not in instance.candidates:
         raise InvalidOptionError(instance.problem, "option group_size",
                                    f"must be a memory-fitting group size ({list(instance.candidates)})", g)
-    return _outcome(instance, FixedPolicy(g))
+    return _outcome(instance, FixedPolicy(g), ctx)
 
 
 def oracle(instance: PipelineAdaptiveInstance, ctx: SolveContext) -> Outcome:
     """Clairvoyant reference [ours]: the same amortized switching rule with the true current
     bandwidth and the true time until the fastest group size changes. Not a proven optimum."""
-    return _outcome(instance, OraclePolicy(instance.trace))
+    return _outcome(instance, OraclePolicy(instance.trace), ctx)
 
 
 def brute_sequence_count(instance: PipelineAdaptiveInstance) -> int:
