@@ -44,7 +44,7 @@ import math
 from optsched.core.errors import NotApplicable
 from optsched.core.registry import Outcome
 
-__all__ = ["BB_MAX_JOBS", "BB_MAX_SERVERS", "BB_MAX_GPUS", "bb", "bb_applies", "volume_bound", "srpt_sum",
+__all__ = ["BB_MAX_JOBS", "BB_MAX_SERVERS", "BB_MAX_GPUS", "bb", "bb_search", "bb_applies", "volume_bound", "srpt_sum",
            "isolated_times", "lower_bound_volume", "PRUNE_RTOL"]
 
 #: the search is exponential in the jobs waiting at once; 12 jobs on up to 4 servers x 8 GPUs is
@@ -117,8 +117,8 @@ def lower_bound_volume(instance, ctx) -> Outcome:
 
 
 class _Search:
-    def __init__(self, instance, ctx, node_limit):
-        self.inst, self.ctx, self.node_limit = instance, ctx, node_limit
+    def __init__(self, instance, ctx, node_limit, use_bound=True):
+        self.inst, self.ctx, self.node_limit, self.use_bound = instance, ctx, node_limit, use_bound
         order = sorted(range(instance.num_jobs), key=lambda k: (instance.jobs[k].arrival, instance.jobs[k].id))
         self.jobs = [instance.jobs[k] for k in order]
         self.n = len(self.jobs)
@@ -210,6 +210,8 @@ class _Search:
 
     def bound(self, state) -> float:
         t, done, running, waiting, nxt, hist = state
+        if not self.use_bound:   # plain enumeration (tests): the JCTs so far
+            return done
         iso, items, arrivals = 0.0, [], 0.0
         ends = self.running_ends(t, running)
         freed = sorted((ends[k], self.jobs[k].gpus) for k, *_ in running)
@@ -382,12 +384,18 @@ def _heuristic_incumbent(instance):
 def bb(instance, ctx) -> Outcome:
     """Exact offline optimum over the decision-instant class (module docstring), or the incumbent
     and a proven bound when the time or node limit stops the search."""
+    node_limit = getattr(getattr(ctx, "settings", None), "node_limit", None)
+    return bb_search(instance, ctx, node_limit)
+
+
+def bb_search(instance, ctx=None, node_limit=None, use_bound=True, incumbent=True) -> Outcome:
+    """:func:`bb` with its switches: ``use_bound=False`` prunes by the JCTs so far only and
+    ``incumbent=False`` starts without the heuristics' schedule (plain enumeration, for tests)."""
     ok, why = bb_applies(instance)
     if not ok:   # solve() refuses first; direct callers get the same typed error
         raise NotApplicable(instance.problem, "bb", why)
-    node_limit = getattr(getattr(ctx, "settings", None), "node_limit", None)
-    search = _Search(instance, ctx, node_limit)
-    inc_total, inc_solution = _heuristic_incumbent(instance)
+    search = _Search(instance, ctx, node_limit, use_bound)
+    inc_total, inc_solution = _heuristic_incumbent(instance) if incumbent else (math.inf, None)
     search.best = inc_total
     root = search.advance(0.0, 0.0, (), (), 0, None)   # to the first arrival
     root_bound = search.bound(root)
