@@ -19,8 +19,8 @@ import pytest
 import optsched
 from optsched.core.errors import NotApplicable
 from optsched.problems.interference_online import generate
-from optsched.problems.interference_online.exact import (BB_MAX_JOBS, bb_search, isolated_times, srpt_sum,
-                                                         volume_bound)
+from optsched.problems.interference_online.exact import (BB_MAX_JOBS, bb_search, isolated_times, rank_bound,
+                                                         srpt_completions, srpt_sum, volume_bound)
 from optsched.problems.interference_online.generate import PRESETS
 from optsched.problems.interference_online.instance import check
 
@@ -95,24 +95,25 @@ def test_pruning_agrees_with_plain_enumeration(seed):
 @pytest.mark.parametrize("seed", [2, 3])
 def test_pruning_agrees_with_enumeration_on_six_job_streams(seed):
     inst = generate(seed, **dict(PRESETS["tiny"], jobs=6))
-    pruned = bb_search(inst, incumbent=False)
-    plain = bb_search(inst, use_bound=False)
+    pruned = bb_search(inst)
+    plain = bb_search(inst, use_bound=False)   # both start from the heuristics' schedule (not OPT here)
+    assert pruned.stats["incumbent_from"] == "search"
     assert pruned.status == plain.status == "optimal"
     assert pruned.objective == pytest.approx(plain.objective, rel=RTOL)
 
 
 def test_each_pruning_step_saves_nodes():
     """Node counts with every step (recorded 2026-12-02): a removed step (the co-runners' slowdown
-    in the running jobs' earliest ends, the GPUs a waiting job must wait for, the volume bound, the
-    canonical order of empty servers) explores more nodes on these streams."""
+    in the running jobs' earliest ends, the GPUs a waiting job must wait for, the rank-wise volume
+    bound, the canonical order of empty servers) explores more nodes on these streams."""
     counts = {("tiny", s): bb_search(tiny(s)).stats["nodes"] for s in range(10)}
     counts.update({("small8", s): bb_search(small8(s)).stats["nodes"] for s in range(3)})
     assert sum(v for (f, s), v in counts.items() if f == "tiny") <= TINY_NODES
     assert sum(v for (f, s), v in counts.items() if f == "small8") <= SMALL8_NODES
 
 
-TINY_NODES = 695
-SMALL8_NODES = 2434
+TINY_NODES = 320
+SMALL8_NODES = 1722
 
 
 def test_srpt_sum_by_hand():
@@ -121,6 +122,14 @@ def test_srpt_sum_by_hand():
     assert srpt_sum([(0.0, 4.0), (0.0, 2.0), (1.0, 1.0)], 1.0) == 12.0
     # speed 2 halves every processing time; an idle gap until the release at 10
     assert srpt_sum([(0.0, 2.0), (10.0, 2.0)], 2.0) == 1.0 + 11.0
+
+
+def test_rank_bound_by_hand():
+    # SRPT completions 2, 3, 7 (above); per-job earliest ends 1, 5, 6: rank by rank 2 + 5 + 7
+    assert srpt_completions([(0.0, 4.0), (0.0, 2.0), (1.0, 1.0)], 1.0) == [2.0, 3.0, 7.0]
+    assert rank_bound([6.0, 1.0, 5.0], [(0.0, 4.0), (0.0, 2.0), (1.0, 1.0)], 1.0) == 14.0
+    # either part alone is weaker: sum of earliest ends 12, SRPT sum 12
+    assert sum([6.0, 1.0, 5.0]) == srpt_sum([(0.0, 4.0), (0.0, 2.0), (1.0, 1.0)], 1.0) == 12.0
 
 
 def test_volume_bound_counts_waiting_under_load():

@@ -45,7 +45,8 @@ from optsched.core.errors import NotApplicable
 from optsched.core.registry import Outcome
 
 __all__ = ["BB_MAX_JOBS", "BB_MAX_SERVERS", "BB_MAX_GPUS", "bb", "bb_search", "bb_applies", "volume_bound", "srpt_sum",
-           "isolated_times", "lower_bound_volume", "PRUNE_RTOL"]
+           "isolated_times", "lower_bound_volume", "PRUNE_RTOL",
+           "srpt_completions", "rank_bound"]
 
 #: the search is exponential in the jobs waiting at once; 12 jobs on up to 4 servers x 8 GPUs is
 #: where it still proves OPT in minutes on generated streams (README, measured)
@@ -77,11 +78,13 @@ def isolated_times(instance) -> list[float]:
     return [j.isolated_time * (1 + instance.spread_penalty * (math.ceil(j.gpus / gmax) - 1)) for j in instance.jobs]
 
 
-def srpt_sum(items, speed: float) -> float:
-    """Sum of completion times of preemptive SRPT on one machine of ``speed``; ``items`` are
-    ``(release, volume)``. SRPT minimizes this sum over all preemptive single-machine schedules."""
+def srpt_completions(items, speed: float) -> list[float]:
+    """Completion times, in increasing order, of preemptive SRPT on one machine of ``speed``;
+    ``items`` are ``(release, volume)``. SRPT completes the most jobs by every instant among all
+    preemptive single-machine schedules (Schrage 1968), so its ``k``-th completion is the
+    earliest possible ``k``-th completion."""
     items = sorted(items)
-    t, total, k, heap = 0.0, 0.0, 0, []
+    t, done, k, heap = 0.0, [], 0, []
     n = len(items)
     while k < n or heap:
         if not heap:
@@ -93,19 +96,35 @@ def srpt_sum(items, speed: float) -> float:
         nxt = items[k][0] if k < n else math.inf
         if t + left <= nxt:
             t += left
-            total += t
+            done.append(t)
         else:
             heapq.heappush(heap, left - (nxt - t))
             t = nxt
-    return total
+    return done
+
+
+def srpt_sum(items, speed: float) -> float:
+    """Sum of completion times of preemptive SRPT on one machine of ``speed`` (the least such sum)."""
+    return sum(srpt_completions(items, speed))
+
+
+def rank_bound(earliest, items, speed: float) -> float:
+    """``sum_k max(E_(k), S_(k))``: the ``k``-th completion of any schedule is at least the
+    ``k``-th smallest per-job earliest completion ``E`` (``k`` jobs done, each no earlier than its
+    own) and at least SRPT's ``k``-th completion ``S`` on the volumes (``items``)."""
+    e = sorted(earliest)
+    s = srpt_completions(items, speed)
+    return sum(max(a, b) for a, b in zip(e, s))
 
 
 def volume_bound(instance) -> float:
-    """``(1/n) (SRPT sum on M GPUs of volumes g_j p_j released at a_j - sum_j a_j)``."""
+    """``(1/n) (sum_k max(E_(k), S_(k)) - sum_j a_j)``: per-job earliest ends ``a_j + p_j`` and
+    SRPT on ``M`` GPUs of the volumes ``g_j p_j`` released at ``a_j``, rank by rank."""
     p = isolated_times(instance)
     m = sum(instance.gpus_per_server)
     items = [(j.arrival, j.gpus * pj) for j, pj in zip(instance.jobs, p)]
-    return (srpt_sum(items, m) - sum(j.arrival for j in instance.jobs)) / instance.num_jobs
+    earliest = [j.arrival + pj for j, pj in zip(instance.jobs, p)]
+    return (rank_bound(earliest, items, m) - sum(j.arrival for j in instance.jobs)) / instance.num_jobs
 
 
 def lower_bound_volume(instance, ctx) -> Outcome:
@@ -212,12 +231,13 @@ class _Search:
         t, done, running, waiting, nxt, hist = state
         if not self.use_bound:   # plain enumeration (tests): the JCTs so far
             return done
-        iso, items, arrivals = 0.0, [], 0.0
+        iso, items, arrivals, earliest = 0.0, [], 0.0, []
         ends = self.running_ends(t, running)
         freed = sorted((ends[k], self.jobs[k].gpus) for k, *_ in running)
         free0 = self.M - sum(g for _, g in freed)
         for k, servers, counts, rem in running:
             iso += ends[k] - self.arr[k]
+            earliest.append(ends[k])
             items.append((t, self.jobs[k].gpus * (ends[k] - t)))
             arrivals += self.arr[k]
         for k in list(waiting) + list(range(nxt, self.n)):
@@ -229,10 +249,12 @@ class _Search:
                 free, r = free + gk, e
             r = max(r, self.arr[k])
             iso += r + self.p[k] - self.arr[k]
+            earliest.append(r + self.p[k])
             items.append((r, g * self.p[k]))
             arrivals += self.arr[k]
-        vol = srpt_sum(items, self.M) - arrivals if items else 0.0
-        return done + max(iso, vol)
+        if not items:
+            return done
+        return done + max(iso, rank_bound(earliest, items, self.M) - arrivals)
 
     def placements(self, k, free, members):
         """Every per-server split of job ``k``'s demand over the free GPUs, no forbidden pair on a
