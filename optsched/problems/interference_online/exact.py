@@ -20,16 +20,26 @@ the state at a decision instant (running jobs with placements and remaining iter
 jobs, the next arrival); its children are every start set (job subsets x placements, empty
 servers of equal capacity taken in canonical order: they are interchangeable), each advanced to
 the next arrival or completion. Children are pushed best bound last (explored first). The
-incumbent starts from the best online heuristic's schedule (all in the class).
+incumbent starts from the best online heuristic's schedule (all in the class). A state (instant,
+running jobs with placements and remaining iterations, waiting jobs, next arrival) reached again
+with no smaller sum of JCTs so far is skipped: the same state has the same completions, and the
+first visit's subtree (explored, pruned against an incumbent at least as good, or still on the
+stack) covers them.
 
-**Node bound** (``done + max(isolated, volume)``): ``done`` = the completed jobs' JCTs; every
-unfinished job finishes no earlier than ``max(now, a_j)`` plus its remaining isolated time at its
-(known or fewest possible) spread, because ``beta >= 0`` (``isolated``); and the GPU volume each
-unfinished job still holds (``g_j`` x that time) must pass through ``M`` GPUs, so the completion
-times dominate those of preemptive SRPT on one machine of speed ``M`` with these volumes and
-release times, which minimizes the sum of completion times over every preemptive (also
-processor-sharing) single-machine schedule (``volume``). Both hold for every completion of the
-node, so pruning a node whose bound reaches the incumbent loses no better schedule.
+**Node bound** (``done + max(isolated, rank)``): ``done`` = the completed jobs' JCTs. Earliest
+end ``E_j`` of each unfinished job: a running job makes at most its rate with its current
+co-runners until each co-runner's remaining isolated time has passed (a co-runner cannot leave
+earlier; new ones only slow it more), then without it; a waiting or future job starts no earlier
+than its arrival, ``now``, and the instant the running jobs' earliest ends free enough GPUs for it
+(later starts only hold more GPUs), and runs at least its isolated time at its fewest servers
+(``beta >= 0``). ``isolated`` = ``sum_j (E_j - a_j)``. ``rank``: the GPU volume each unfinished
+job still holds (``g_j`` x its least remaining run time) passes through ``M`` GPUs, so the
+schedule's volumes form a (processor-sharing) schedule on one machine of speed ``M``; by EDF on its
+completion times and SRPT's optimality for the number of jobs done by every instant (Schrage
+1968), its ``k``-th completion is at least SRPT's ``k``-th ``S_(k)``; it is also at least the
+``k``-th smallest ``E``; so ``sum_j C_j >= sum_k max(E_(k), S_(k))``. Both hold for every
+completion of the node, so pruning a node whose bound reaches the incumbent loses no better
+schedule.
 
 The same volume bound at the root (no job started, now = 0) is the method ``lb-volume``; with the
 isolated bound it is valid for every schedule, not only the decision-instant class (the argument
@@ -152,6 +162,7 @@ class _Search:
         self.best = math.inf
         self.best_hist = None
         self.margin_bound = math.inf   # least bound of a node pruned inside PRUNE_RTOL
+        self.seen = {}                 # state (without the JCTs so far) -> least JCTs so far seen
         self.stopped = None
 
     # -- state: (t, done, running, waiting, nxt, hist); running: tuple of (k, servers, counts, rem)
@@ -357,8 +368,12 @@ class _Search:
             if b * (1 + PRUNE_RTOL) >= self.best:
                 self.margin_bound = min(self.margin_bound, b)
                 continue
-            self.nodes += 1
             t, done, running, waiting, nxt, hist = state
+            key = (t, frozenset(running), waiting, nxt)
+            if self.seen.get(key, math.inf) <= done:
+                continue   # the same state was reached with no more JCT: its subtree is no better
+            self.seen[key] = done
+            self.nodes += 1
             if not running and not waiting and nxt >= self.n:
                 if done < self.best:
                     self.best, self.best_hist = done, hist
