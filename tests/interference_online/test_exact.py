@@ -175,3 +175,13 @@ def test_too_large_instances_are_refused_naming_the_size():
     with pytest.raises(NotApplicable, match="jobs = 13"):
         bb_search(big)
     assert not math.isnan(optsched.solve(big, "lb-volume").objective)
+
+
+def test_lb_volume_reads_the_clock_on_long_streams():
+    """A 20,000-job stream: the SRPT sweep reads the clock every 4,096 steps, so a spent budget
+    stops it (time_limit, no bound) instead of finishing."""
+    inst = generate(0, jobs=20_000, servers=4, gpus_per_server=4)
+    full, clock = solve_with_counting_clock(inst, "lb-volume")
+    assert full.status == "optimal" and clock.reads >= 5
+    r, c = solve_with_counting_clock(inst, "lb-volume", 2)
+    assert r.status == "time_limit" and r.bound is None and c.reads <= 4
