@@ -4,6 +4,13 @@ the hand mutation driver ``tests/mutations.py`` (which runs them and explains th
 Run history: in the first importer and learned run (2026-11-27) ``marl-interference-sign``
 survived: the weight-flipping test still had the other interference features; the test named in its
 result was added for it.
+
+The 16 ``bb-*`` and ``lbv-*`` mutants (2026-12-02) were run against the tests each names in
+``fast``, in one interpreter (the module re-executed with the mutation; load 2-20): 16 killed. The
+first run had ``bb-corunner-too-strong`` survive (the enumeration agreement on tiny streams did not
+reach a node its invalid bound cut); ``test_node_bound_is_below_a_completion_of_every_node`` was
+added for it and kills it and ``bb-release-too-late``. The driver (``tests/mutations.py``) killed
+``bb-corunner-slowdown`` in its fast stage (652 s at load 20); the rest were not run through it.
 """
 
 from tests.mutations import Mutation as M
@@ -56,7 +63,8 @@ MUTATIONS = [
     M("bb-corunner-too-strong", "interference-online", "bound", PP + "interference_online/exact.py",
       "            f = base + sum(b for _, b in segs)\n", "            f = base + 3 * sum(b for _, b in segs)\n",
       "bb's node bound counts a co-runner's slowdown three times (invalid: prunes the optimum)",
-      fast=("tests/interference_online/test_exact.py::test_pruning_agrees_with_plain_enumeration",)),
+      fast=("tests/interference_online/test_exact.py::test_node_bound_is_below_a_completion_of_every_node",
+            "tests/interference_online/test_exact.py::test_pruning_agrees_with_plain_enumeration")),
     M("bb-capacity-wait", "interference-online", "bound", PP + "interference_online/exact.py",
       "r, free = t, free0", "r, free = t, self.M",
       "bb's node bound lets a waiting job start before GPUs are free (weaker: more nodes)",
@@ -68,7 +76,8 @@ MUTATIONS = [
     M("bb-release-too-late", "interference-online", "bound", PP + "interference_online/exact.py",
       "            r = max(r, self.arr[k])\n", "            r = max(r, self.arr[k]) + self.p[k]\n",
       "bb's node bound releases a waiting job one run too late (invalid)",
-      fast=("tests/interference_online/test_exact.py::test_pruning_agrees_with_plain_enumeration",)),
+      fast=("tests/interference_online/test_exact.py::test_node_bound_is_below_a_completion_of_every_node",
+            "tests/interference_online/test_exact.py::test_pruning_agrees_with_plain_enumeration")),
     M("bb-symmetry", "interference-online", "bound", PP + "interference_online/exact.py",
       "                hi = min(hi, prev)\n", "                pass\n",
       "bb enumerates interchangeable empty servers in every order (more nodes)",

@@ -185,3 +185,39 @@ def test_lb_volume_reads_the_clock_on_long_streams():
     assert full.status == "optimal" and clock.reads >= 5
     r, c = solve_with_counting_clock(inst, "lb-volume", 2)
     assert r.status == "time_limit" and r.bound is None and c.reads <= 4
+
+
+def _greedy_completion(search, state):
+    """The sum of JCTs of one completion of ``state``: at every decision start the largest start
+    set the enumeration offers (the first such); it packs co-located jobs."""
+    while True:
+        t, done, running, waiting, nxt, hist = state
+        if not running and not waiting and nxt >= search.n:
+            return done
+        decs = search.decisions(running, waiting)
+        dec = max(decs, key=len)
+        started = {k for k, pl in dec}
+        run2 = running + tuple((k, tuple(s for s, c in pl), tuple(c for s, c in pl),
+                                float(search.jobs[k].iterations)) for k, pl in dec)
+        state = search.advance(t, done, run2, tuple(k for k in waiting if k not in started), nxt, hist)
+
+
+@pytest.mark.parametrize("jobs", [5, 8])
+def test_node_bound_is_below_a_completion_of_every_node(jobs):
+    """Validity of the node bound itself: along the greedy path of 10 streams, every child of
+    every node (every start set) has bound <= the JCTs of one of its completions (so <= its best)."""
+    from optsched.problems.interference_online.exact import _Search
+
+    checked = 0
+    for seed in range(10):
+        inst = generate(seed, **dict(PRESETS["tiny"], jobs=jobs))
+        search = _Search(inst, None, None)
+        state = search.advance(0.0, 0.0, (), (), 0, None)
+        while state[2] or state[3] or state[4] < search.n:
+            kids = search.children(state)
+            for b, child in kids:
+                value = _greedy_completion(search, child)
+                assert b <= value * (1 + RTOL), (seed, b, value)
+                checked += 1
+            state = max(kids, key=lambda kid: sum(len(x) for x in kid[1][2:3]))[1]
+    assert checked >= 100
