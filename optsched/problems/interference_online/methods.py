@@ -46,3 +46,13 @@ PROBLEM.method("marl", color="#aa3377", kind="online", fidelity="reconstruction"
 PROBLEM.method("lb", kind="bound", fidelity="ours",
                summary="mean isolated run time at the fewest servers (no waiting, no interference)",
                )(algorithms.lower_bound)
+
+from . import exact  # noqa: E402
+
+PROBLEM.method("bb", kind="exact", fidelity="ours", applicable=exact.bb_applies,
+               summary="exact offline optimum by branch and bound over decision instants (arrivals and "
+                       "completions; non-preemptive, fixed placements, co-location rates); small streams",
+               )(exact.bb)
+PROBLEM.method("lb-volume", kind="bound", fidelity="ours",
+               summary="max(lb, GPU-volume SRPT bound on one machine of all GPUs): counts waiting under load",
+               )(exact.lower_bound_volume)
