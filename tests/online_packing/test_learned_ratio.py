@@ -1,5 +1,5 @@
 """online-packing's learned method serves the U/L its bundled policy was trained for only (the same
-rule as online-knapsack's learned method): any other U/L is refused with a typed error."""
+rule as the one-resource knapsack's learned method): any other U/L is refused with a typed error."""
 
 import json
 
