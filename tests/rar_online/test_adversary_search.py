@@ -48,7 +48,7 @@ def test_encoding_recovers_the_time_scale_of_every_utility_kind():
 def test_the_flood_start_is_what_finds_fifos_bad_case():
     # budget 3 with local search evaluates exactly the 3 structured starts; the flood then burst input
     # makes fifo admit the cheap long jobs first (OPT/ALG > 3; random inputs of this template give ~1.1)
-    r = attack_method("fifo", "theorem-g", budget=3, seed=0, strategies=("local",))
+    r = attack_method("fifo", "theorem-g", budget=3, seed=0, strategies=("local",), milp_time_limit=600.0)
     assert r["evaluations"] == 3 and r["worst_ratio"] > 2.0
 
 
@@ -62,15 +62,15 @@ def _by_hand(method, template):
 
 
 def test_ratio_over_factor_is_recorded_where_theorem_g_applies():
-    r = attack_method("gadget-exact", "theorem-g", budget=3, seed=0, strategies=("local",))
+    r = attack_method("gadget-exact", "theorem-g", budget=3, seed=0, strategies=("local",), milp_time_limit=600.0)
     hand = _by_hand("gadget-exact", "theorem-g")
     assert r["checked"] == 3 and r["violations"] == 0 and r["not_applicable"] == 0
     assert r["worst_ratio"] == pytest.approx(max(q for q, _ in hand), rel=1e-12)
     assert r["max_ratio_over_factor"] == pytest.approx(max(q / f for q, f in hand), rel=1e-12)
     assert 0 < r["max_ratio_over_factor"] < 1
     # no guarantee applies on the small template (beta >= 2), and none is registered for fifo
-    assert attack_method("gadget-exact", "small", budget=2, seed=0, strategies=("local",))["max_ratio_over_factor"] is None
-    assert attack_method("fifo", "theorem-g", budget=2, seed=0, strategies=("local",))["max_ratio_over_factor"] is None
+    assert attack_method("gadget-exact", "small", budget=2, seed=0, strategies=("local",), milp_time_limit=600.0)["max_ratio_over_factor"] is None
+    assert attack_method("fifo", "theorem-g", budget=2, seed=0, strategies=("local",), milp_time_limit=600.0)["max_ratio_over_factor"] is None
 
 
 def test_a_violation_is_reported(monkeypatch):
@@ -80,7 +80,7 @@ def test_a_violation_is_reported(monkeypatch):
     real = RarOnlineAdversary.evaluate
     monkeypatch.setattr(RarOnlineAdversary, "evaluate",
                         lambda self, inst: (lambda ref, alg: (ref, alg / 1000))(*real(self, inst)))
-    r = attack_method("gadget-exact", "theorem-g", budget=2, seed=0, strategies=("local",))
+    r = attack_method("gadget-exact", "theorem-g", budget=2, seed=0, strategies=("local",), milp_time_limit=600.0)
     assert r["violations"] == 2 and r["max_ratio_over_factor"] > 1
     text = repro.adversary_verdict([dict(r, part="adversary")])
     assert text.startswith("THEOREM G VIOLATED: 2 of the 2 inputs")
