@@ -92,6 +92,18 @@ MUTATIONS = [
       "    demands = [delta] * (n - 1) + [tiny]\n", "    demands = [delta] * (n - 1) + [delta]\n",
       "the blocking attack's tiny request has a full demand"),
 ]
+MUTATIONS += [
+    # -- T15's average-case statement, computed from the table's paired intervals -------------------
+    M("t15-verdict-one-sided", "online-knapsack", "status", PP + "online_knapsack/repro_t15.py",
+      "apart = [r for r in rows if abs(_cell(r[PAIRED_MEAN])) > _cell(r[PAIRED_CI])]",
+      "apart = [r for r in rows if _cell(r[PAIRED_MEAN]) > _cell(r[PAIRED_CI])]",
+      "T15's statement misses the rows where threshold is ahead", fast=("tests/online_knapsack/test_t15_verdict.py",)),
+    M("t15-verdict-fixed-text", "online-knapsack", "status", PP + "online_knapsack/repro_t15.py",
+      "              notes=[paired_verdict(avg),",
+      "              notes=[\"threshold and learned cannot be told apart on average.\",",
+      "T15's statement written by hand instead of computed from the run",
+      fast=("tests/online_knapsack/test_t15_verdict.py",)),
+]
 FAST += ["tests/online_knapsack/test_certified.py::test_tracking_fills_the_resource_exactly_before_its_finale",
          "tests/online_knapsack/test_certified.py::test_exact_recheck_runs_the_method_with_the_attacked_options",
          "tests/online_knapsack/test_adversary.py::test_local_search_climbs_to_the_peak_and_keeps_it",

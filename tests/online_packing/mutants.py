@@ -36,4 +36,14 @@ MUTATIONS = [
       "        p = np.asarray(price(z.copy(), t), float)\n        d = d_all[t]\n",
       "        d = d_all[t]\n        p = np.asarray(price(z + d, t), float)\n",
       "a posted price computed after seeing the request's demand"),
+    # -- the learned method's domain (the trained U/L only) -------------------------------------------
+    M("packing-learned-any-ratio", "online-packing", "error-path", PP + "online_packing/learned.py",
+      "        check_trained_ratio(instance.lower, instance.upper, instance.problem)\n", "",
+      "learned silently reuses the U/L = 16 policy at an untrained U/L",
+      fast=("tests/online_packing/test_learned_ratio.py",)),
+    M("packing-learned-near-ratio", "online-packing", "error-path", PP + "online_packing/learned.py",
+      "    if math.isclose(r, TRAINED_RATIO, rel_tol=RATIO_RTOL):",
+      "    if abs(math.log(r / TRAINED_RATIO)) <= math.log(4) / 2 + 1e-9:",
+      "learned accepts a U/L near the trained one",
+      fast=("tests/online_packing/test_learned_ratio.py",)),
 ]

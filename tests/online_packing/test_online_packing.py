@@ -97,8 +97,11 @@ def test_online_methods_are_feasible_and_not_above_opt():
 def test_certified_adversary_reaches_the_lp_on_one_resource_streams(method, ratio):
     # one-resource streams are online-packing inputs: the staircase's certificate (>= rho_K, the minimax
     # LP's ratio on the grid) holds for every online packing method, with m = 2 and the demand on resource 1
+    # (learned serves its trained U/L = 16 only: elsewhere it is refused, tests/online_packing/test_learned_ratio.py)
     from optsched.problems.online_packing.certified import certify
 
+    if method == "learned" and ratio != 16.0:
+        pytest.skip("the bundled learned policy serves U/L = 16 only (refused elsewhere)")
     rep = certify(method, 2, 1.0, ratio, grids=(8, 20), copies=(8,), tracking=(method == "threshold"),
                   resource=1, milp_max=200)
     assert rep["certified"] and rep["found"] >= rep["lp_ratio"] * (1 - 1e-9)

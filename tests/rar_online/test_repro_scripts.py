@@ -15,6 +15,8 @@ def test_t3_cells_rows_and_report():
     t3.report(rows + [demand], writer)
     assert "small_demand" in writer.tables
     table = writer.tables["small_utility"].rows
-    assert table[-1]["method"].startswith("reference")
+    assert table[-2]["method"].startswith("reference")
+    # the LP bound's gap to OPT, measured where OPT is known
+    assert table[-1]["method"] == "LP bound (its gap to OPT)" and table[-1]["value / offline optimum (milp)"].startswith("LP / OPT")
     for row in rows:  # the offline optimum is never beaten by an online policy
         assert all(row[f"{m}_value"] <= row["reference_value"] + 1e-9 for m in ("gadget", "fifo", "tiresias_las"))

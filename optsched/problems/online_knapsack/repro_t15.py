@@ -250,6 +250,44 @@ def _num(x):
     return math.inf if x == "inf" else x
 
 
+#: the average table's columns of the paired difference threshold - learned (mean OPT/ALG)
+PAIRED_MEAN, PAIRED_CI = "threshold - learned (paired) mean", "paired 95% CI +-"
+
+
+def _cell(x) -> float | None:
+    """A table cell as a number (a CSV cell is a string); None for '-', an empty or a NaN cell."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def paired_verdict(table: list[dict]) -> str:
+    """The average table's statement on threshold against learned, computed from the table's own
+    paired-difference cells (the rounded mean and 95% half-width each row shows, so the statement
+    and the table cannot disagree): a row tells the two apart iff its interval excludes 0, i.e.
+    ``|mean| > half-width``. Rows without an interval (fewer than 2 streams) are counted apart.
+
+    >>> paired_verdict([{"U/L": 4, "streams": "uniform", PAIRED_MEAN: 0.01, PAIRED_CI: 0.02}])
+    'threshold and learned cannot be told apart on average: the paired 95% interval of threshold - learned (OPT/ALG) contains 0 on all 1 rows.'
+    """
+    rows = [r for r in table if _cell(r.get(PAIRED_MEAN)) is not None and _cell(r.get(PAIRED_CI)) is not None]
+    apart = [r for r in rows if abs(_cell(r[PAIRED_MEAN])) > _cell(r[PAIRED_CI])]
+    missing = len([r for r in table if "note" not in r]) - len(rows)
+    tail = f" ({missing} row(s) without a paired interval.)" if missing else ""
+    if not rows:
+        return "No paired interval of threshold - learned: no average row has 2 or more streams." + tail
+    if not apart:
+        return ("threshold and learned cannot be told apart on average: the paired 95% interval of "
+                f"threshold - learned (OPT/ALG) contains 0 on all {len(rows)} rows.{tail}")
+    listed = "; ".join(f"U/L = {r['U/L']} {r['streams']}: {_cell(r[PAIRED_MEAN]):+g} +- {_cell(r[PAIRED_CI]):g} "
+                       f"({'learned' if _cell(r[PAIRED_MEAN]) > 0 else 'threshold'} better)" for r in apart)
+    return (f"threshold and learned are told apart on average on {len(apart)} of {len(rows)} rows, where the "
+            f"paired 95% interval of threshold - learned (OPT/ALG; positive: learned's ratio lower) excludes 0: "
+            f"{listed}; on the other {len(rows) - len(apart)} rows it contains 0.{tail}")
+
+
 def report(rows: list[dict], out) -> None:
     from optsched.experiments import mean_ci95
 
@@ -362,8 +400,8 @@ def report(rows: list[dict], out) -> None:
             row[f"{method} ALG=0"] = m["zero_alg"]
         diff = mean_ci95([a - b for a, b in zip(r["threshold"]["ratios"], r["learned"]["ratios"])]) \
             if len(r["threshold"]["ratios"]) == len(r["learned"]["ratios"]) else None
-        row["threshold - learned (paired) mean"] = _fmt(diff.mean) if diff else "-"
-        row["paired 95% CI +-"] = _fmt(diff.half_width) if diff else "-"
+        row[PAIRED_MEAN] = _fmt(diff.mean) if diff else "-"
+        row[PAIRED_CI] = _fmt(diff.half_width) if diff else "-"
         ss = [s["average"].get(r["shape"]) for s in seeds if s["ratio"] == r["ratio"]]
         ss = [x for x in ss if x is not None]
         if len(ss) >= 2:
@@ -374,7 +412,8 @@ def report(rows: list[dict], out) -> None:
     out.table("average", avg, caption="Average-case OPT / ALG (OPT = exact milp) on random and trace-derived streams, "
               "threshold vs the bundled learned policy, with 95% t-intervals over the streams (paired difference), "
               "and the 5 training seeds' means with a 95% interval over seeds [ours]",
-              notes=["trace: Gavel/Philly-derived jobs in arrival order as GPU requests to a 64-GPU pool, value per "
+              notes=[paired_verdict(avg),
+                     "trace: Gavel/Philly-derived jobs in arrival order as GPU requests to a 64-GPU pool, value per "
                      "GPU by the rank of total_steps (online_knapsack.average.trace_stream; the value model is ours).",
                      "streams: 120 requests, demands <= 1/16; random streams by the problem's generator."])
     detail = [{"method": r["method"], "U/L": r["ratio"], "family": r["family"], "strategy": r["strategy"],

@@ -15,11 +15,11 @@ the worst case found by :mod:`optsched.online.adversary` is reported).
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
-
-from optsched.core.errors import InvalidOptionError
+from optsched.core.errors import InvalidOptionError, NotApplicable
 from optsched.core.registry import Outcome
 from optsched.core.solving import SolveContext
 from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
@@ -27,10 +27,17 @@ from optsched.online.learned import PricingPolicy, TrainConfig, train_pricing
 from .algorithms import post_prices
 from .instance import OnlinePackingInstance
 
-__all__ = ["training_config", "regenerate", "bundled_policy", "learned", "WEIGHTS_PATH"]
+__all__ = ["training_config", "regenerate", "bundled_policy", "learned", "WEIGHTS_PATH", "TRAINED_RATIO",
+           "check_trained_ratio"]
 
 WEIGHTS_PATH = Path(__file__).with_name("weights") / "pricing-2r-U16.json"
 SEED = 0
+#: U / L of the bundled policy (its training configuration's ``upper / lower``; a test checks the
+#: stored file says the same)
+TRAINED_RATIO = 16
+#: relative tolerance on U/L when matching the trained ratio: admits the rounding of ``upper / lower``
+#: only (e.g. 1.6 / 0.1 = 16.000000000000004), not a nearby ratio
+RATIO_RTOL = 1e-9
 
 
 def training_config(*, seed: int = SEED, iterations: int = 10, resources: int = 2, ratio: float = 16.0) -> TrainConfig:
@@ -55,6 +62,24 @@ def regenerate(*, seed: int = SEED, path: Path | None = None, progress=None):
     return log
 
 
+def check_trained_ratio(lower: float, upper: float, problem: str = "online-packing") -> int:
+    """The bundled policy's U/L if ``upper / lower`` equals it; :class:`NotApplicable` otherwise.
+
+    >>> check_trained_ratio(0.5, 8.0)
+    16
+    >>> check_trained_ratio(1.0, 2.0)
+    Traceback (most recent call last):
+    ...
+    optsched.core.errors.NotApplicable: online-packing: field '(method)': method 'learned' does not apply to this instance: U/L = 2 is not the trained ratio: the bundled policy serves U/L = 16 only (give a policy for U/L = 2 as option weights)
+    """
+    r = upper / lower
+    if math.isclose(r, TRAINED_RATIO, rel_tol=RATIO_RTOL):
+        return TRAINED_RATIO
+    raise NotApplicable(problem, "learned", f"U/L = {r:g} is not the trained ratio: the bundled policy serves "
+                                            f"U/L = {TRAINED_RATIO} only (give a policy for U/L = {r:g} as "
+                                            "option weights)")
+
+
 @lru_cache(maxsize=None)
 def bundled_policy() -> PricingPolicy:
     if not WEIGHTS_PATH.exists():
@@ -65,7 +90,8 @@ def bundled_policy() -> PricingPolicy:
 def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
     """Post the learned per-resource prices before each request [reconstruction; no guarantee].
 
-    Option ``weights``: a policy JSON (default: the bundled one). Complexity O(n m h^2).
+    Option ``weights``: a policy JSON (default: the bundled one, which serves U/L = 16 only: any
+    other U/L raises :class:`~optsched.core.errors.NotApplicable`). Complexity O(n m h^2).
 
     >>> import optsched
     >>> r = optsched.solve(optsched.generate("online-packing", seed=0, preset="small"), "learned")
@@ -79,10 +105,11 @@ def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InvalidOptionError(instance.problem, "option weights", f"cannot load a policy: {exc}", path) from None
     else:
+        check_trained_ratio(instance.lower, instance.upper, instance.problem)
         policy = bundled_policy()
     out = post_prices(instance, lambda z, t: policy.price_for(instance.lower, instance.upper, z[None, :], t)[0])
     out.status = "feasible"
-    out.stats["policy"] = str(path) if path else "bundled (m = 2, U/L = 16)"
+    out.stats["policy"] = str(path) if path else f"bundled (m = 2, U/L = {TRAINED_RATIO})"
     return out
 
 

@@ -15,7 +15,7 @@ PROBLEM.method("threshold", kind="online", fidelity="ours",
 PROBLEM.method("learned", kind="online", fidelity="reconstruction",
                summary="per-resource prices from a policy network trained against an adversary network "
                        "(Du-Huang-Wu 2022 reconstruction; empirical)",
-               options={"weights": Option(str, "", "policy JSON (default: the bundled m = 2, U/L = 16 policy)")},
+               options={"weights": Option(str, "", "policy JSON (default: the bundled m = 2, U/L = 16 policy; other U/L refused)")},
                )(learned)
 PROBLEM.method("fixed-price", kind="baseline", fidelity="ours",
                summary="post sqrt(L U) per unit of every resource (no guarantee)")(algorithms.fixed_price)

@@ -3,16 +3,24 @@
 The input class: a *template* instance from the generator (``generate(template_seed, **preset)``,
 default the ``tiny`` preset: 3 jobs, 2 servers x 2 GPUs, 4 slots, so that the offline ``milp``
 proves optimality in well under a second; ``preset`` may also be a dict of generator options, e.g.
-:data:`THEOREM_G_TEMPLATE`, where ``gadget-exact``'s Theorem G applies) whose jobs the adversary re-times and re-sizes. A point
-of ``[0, 1]^(4 * jobs)`` gives per job: the arrival slot ``floor(x * horizon)`` (clipped to
-``horizon - 1``), the worker-iterations ``F_template * 4 ** (2 x - 1)`` (a factor in [1/4, 4],
-rounded, >= 1), the utility's value ``1 + 9 x`` and its time scale (deadline, slope or midpoint)
-multiplied by ``2 ** (2 x - 1)``. The network, models and utility kinds are the template's.
+:data:`THEOREM_G_TEMPLATE`, where ``gadget-exact``'s Theorem G applies) whose jobs the adversary
+re-times and re-sizes. A point of ``[0, 1]^(4 * jobs)`` gives per job: the arrival slot
+``floor(x * horizon)`` (clipped to ``horizon - 1``), the worker-iterations ``F_template * 4 ** (2 x - 1)``
+(a factor in [1/4, 4], rounded, >= 1), the utility's value ``1 + 9 x`` and its time scale
+(deadline, slope or midpoint) multiplied by ``2 ** (2 x - 1)``. The network, models and utility
+kinds are the template's.
 
 The reference is the offline optimum ``milp`` (``sense = "max"``: ratio OPT / ALG). Inputs where
 the method earns nothing while OPT > 0 are counted apart by the search (ALG = 0).
 
-Implements the adapter protocol structurally; imports nothing from ``optsched.online``.
+:meth:`RarOnlineAdversary.starts` gives structured first inputs (the template, a flood of cheap
+long jobs then a burst of valuable tight ones, everything at once); :func:`attack_method` runs
+the shared search (:func:`optsched.online.guarantees.attack`: random sampling and local search,
+seeded) from them, with the method's registered guarantee checked on every input, and also
+records, on the inputs where the guarantee applies, the largest ratio / guaranteed factor (how
+close the search came to the guarantee; > 1 would be a violation).
+
+Implements the adapter protocol structurally; imports ``optsched.online`` only in :func:`attack_method`.
 """
 
 from __future__ import annotations
@@ -27,12 +35,19 @@ from optsched.core.solving import solve
 from .generate import PRESETS, generate
 from .instance import RarOnlineInstance
 
-__all__ = ["RarOnlineAdversary", "THEOREM_G_TEMPLATE"]
+__all__ = ["RarOnlineAdversary", "THEOREM_G_TEMPLATE", "GENERAL_TEMPLATE", "TEMPLATES", "attack_method"]
 
-#: a template on which Theorem G (``gadget-exact``) applies: 32 GPUs per server against at most 2
-#: workers and reserved bandwidth 2% of an uplink keep beta < 2 (beta ~ 1.57 for seed 0) [ours]
-THEOREM_G_TEMPLATE = {"jobs": 4, "servers": 2, "gpus_per_server": 32, "horizon": 4, "max_workers": 2,
-                      "reserve_fractions": "0.02"}
+#: a template on which Theorem G (``gadget-exact``) applies and jobs compete [ours]: 24 GPUs per server
+#: against at most 2 workers and reserved bandwidth 2% of an uplink keep beta < 2 (beta ~ 1.85 for seed
+#: 0 and on the decoded inputs tried); 48 jobs of up to 2 workers ask for up to 96 of the 48 GPUs of a
+#: slot; 4 s slots keep F_j small (the exact DP and the milp take ~0.1-0.2 s per input)
+THEOREM_G_TEMPLATE = {"jobs": 48, "servers": 2, "gpus_per_server": 24, "horizon": 4, "max_workers": 2,
+                      "reserve_fractions": "0.02", "slot_s": 4.0}
+#: a general small template (the ``small`` preset: 6 jobs, 3 servers x 4 GPUs, 10 slots, up to 4
+#: workers): Theorem G does not apply (beta >= 2), every method's ratio is empirical
+GENERAL_TEMPLATE = "small"
+#: the templates the GADGET table's adversary part attacks, by name
+TEMPLATES = {"small": GENERAL_TEMPLATE, "theorem-g": THEOREM_G_TEMPLATE}
 
 
 class RarOnlineAdversary:
@@ -79,12 +94,79 @@ class RarOnlineAdversary:
             x[0, k] = (job.arrival + 0.5) / t.horizon
             x[1, k] = (math.log(job.iterations / base.iterations, 4) + 1) / 2
             x[2, k] = (job.utility.value - 1) / 9
-            if base.utility.kind == "sigmoid" and base.utility.midpoint > 0:
-                x[3, k] = (math.log2(job.utility.midpoint / base.utility.midpoint) + 1) / 2
+            u, b = job.utility, base.utility
+            scale = None
+            if b.kind == "sigmoid" and b.midpoint > 0:
+                scale = u.midpoint / b.midpoint
+            elif b.kind == "step" and b.deadline > 0 and u.deadline > 0:
+                scale = u.deadline / b.deadline     # the nearest scale: decode rounds the deadline up
+            elif b.kind == "linear" and b.slope > 0 and u.slope > 0:
+                scale = b.slope / u.slope
+            if scale is not None:
+                x[3, k] = (math.log2(scale) + 1) / 2
         return np.clip(x.ravel(), 0.0, 1.0)
+
+    def starts(self) -> list[RarOnlineInstance]:
+        """Structured first inputs [ours]: (1) the template; (2) *flood then burst*: the first half
+        of the jobs arrive at slot 0 with value 1, 4x the work and the loosest time scale, the
+        second half at slot 1 with value 10, the template's work and the tightest time scale
+        (OPT keeps capacity for the burst; a method that admits the flood cannot); (3) *all at
+        once*: every job at slot 0, the template's work and time scale, values rising with the
+        job's index (a method serving in arrival order picks the cheap ones first)."""
+        n = self.template.num_jobs
+        half = n // 2
+        flood = np.zeros((4, n))
+        flood[0, half:] = 1.5 / self.template.horizon
+        flood[1, :half], flood[1, half:] = 1.0, 0.5
+        flood[2, half:] = 1.0
+        flood[3, :half] = 1.0
+        together = np.full((4, n), 0.5)
+        together[0] = 0.0
+        together[2] = np.arange(n) / max(1, n - 1)
+        return [self.template, self.decode(flood.ravel()), self.decode(together.ravel())]
 
     def evaluate(self, instance: RarOnlineInstance) -> tuple[float, float]:
         opt = solve(instance, "milp", time_limit=self.milp_time_limit)
         if opt.status != "optimal":
             raise RuntimeError(f"adversary: the offline milp returned {opt.status} ({opt.reason})")
         return opt.objective, solve(instance, self.method, options=self.options).objective
+
+
+def attack_method(method: str, template: str = "small", *, budget: int = 20, seed: int = 0,
+                  strategies: tuple[str, ...] = ("random", "local"), milp_time_limit: float = 60.0) -> dict:
+    """Attack ``method`` on the named template (:data:`TEMPLATES`) with the shared search, seeded:
+    each strategy evaluates :meth:`RarOnlineAdversary.starts` first, then its own points
+    (``budget`` evaluations per strategy, each one solves ``method`` and the exact ``milp``).
+
+    Returns :func:`optsched.online.guarantees.attack_summary`'s fields plus ``template``,
+    ``evaluations``, ``by_strategy``, ``worst_instance`` (JSON) and, over the inputs where the
+    method's registered guarantee applies, ``max_ratio_over_factor`` (the largest OPT / ALG
+    divided by the guaranteed factor; None when it applies nowhere; ALG = 0 < OPT counts as inf).
+
+    >>> r = attack_method("fifo", "small", budget=2, seed=0)
+    >>> r["evaluations"], r["worst_ratio"] >= 1.0, r["guarantee"]
+    (4, True, None)
+    """
+    from optsched.online.guarantees import attack, attack_summary, registered_guarantee
+
+    adapter = RarOnlineAdversary(method, preset=TEMPLATES[template], milp_time_limit=milp_time_limit)
+    guarantee = registered_guarantee("rar-online", method)
+    tight = {"max": None, "evaluations": 0}
+    evaluate = adapter.evaluate
+
+    def recording(instance):
+        ref, alg = evaluate(instance)
+        tight["evaluations"] += 1
+        if guarantee is not None and guarantee.form == "multiplicative" and guarantee.applies(instance)[0]:
+            factor = guarantee.value(instance)
+            ratio = (1.0 if ref == alg else ref / alg) if alg > 0 else (math.inf if ref > 0 else 1.0)
+            q = ratio / factor
+            tight["max"] = q if tight["max"] is None else max(tight["max"], q)
+        return ref, alg
+
+    adapter.evaluate = recording
+    rep = attack(adapter, strategies=strategies, budget=budget, seed=seed, problem="rar-online",
+                 starts=adapter.starts())
+    return dict(attack_summary(rep), method=method, template=template, seed=seed, budget=budget,
+                evaluations=tight["evaluations"], by_strategy=rep["by_strategy"],
+                worst_instance=rep["worst_instance"], max_ratio_over_factor=tight["max"])
