@@ -353,9 +353,9 @@ def decode(instance: SrptInstance, model: LinearModel, index: dict, configs, x: 
     return {"jobs": jobs}
 
 
-#: [ours] streams larger than this get, when the caller sets neither a time nor a node limit, the MILP's
-#: root only (``node_limit = 0``: a deterministic work limit), so a call without limits ends; the
-#: bound and the incumbent still prove many streams (README#exact). Up to it: no limit, as before.
+#: [ours] streams larger than this get no MILP when the caller sets neither a time nor a node limit
+#: (its search can take hours there), so a call without limits ends in about a second: the bound
+#: and the incumbent still prove many streams (README#exact). Up to it: no limit, as before.
 UNLIMITED_MILP_JOBS = 4
 #: [ours] relative cutoff: the MILP is asked for a schedule better than the incumbent by this
 #: much; "no such schedule" proves the incumbent optimal within it (the project's objective
@@ -397,15 +397,14 @@ def milp(instance: SrptInstance, ctx: SolveContext) -> Outcome:
     if ctx.expired():
         return Outcome(solution=schedule, objective=upper, bound=lower, status="time_limit",
                        reason="time limit reached before the MILP", stats={**stats, "proof": None})
+    if instance.num_jobs > UNLIMITED_MILP_JOBS and ctx.settings.time_limit is None and ctx.settings.node_limit is None:
+        return Outcome(solution=schedule, objective=upper, bound=lower, status="feasible",
+                       stats={**stats, "proof": None, "milp_skipped": "no time or node limit given"})
     cutoff = (1.0 - CUTOFF_GAP) * upper
     subsets = subset_rank_bounds(instance, SUBSET_ROWS, stop=ctx.expired)
     model, index = build_model(instance, configs, objective_lower=lower, objective_upper=cutoff, subsets=subsets)
     stats.update({"columns": model.num_cols, "rows": model.num_rows, "subset_rows": len(subsets)})
-    overrides = {}
-    if instance.num_jobs > UNLIMITED_MILP_JOBS and ctx.settings.time_limit is None and ctx.settings.node_limit is None:
-        overrides["node_limit"] = 0
-    stats["milp_default_node_limit"] = bool(overrides)
-    sol = ctx.solve_model(model, **overrides)
+    sol = ctx.solve_model(model)
     stats.update({"solver_run_time": sol.run_time, "solver_message": sol.message, "milp_status": sol.status})
     common = {"backend": sol.backend, "solver_version": sol.solver_version}
     if sol.status == "infeasible":   # no schedule better than (1 - CUTOFF_GAP) U: U is optimal within it
