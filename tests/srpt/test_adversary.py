@@ -24,3 +24,20 @@ def test_srpt_adapter_searches_against_the_lower_bound():
     def shape(stream):
         return [(j.arrival, j.iterations, j.gpus) for j in stream.jobs]
     assert shape(again) == shape(inst)
+
+
+def test_srpt_adapter_against_opt():
+    # reference "opt": the exact milp per input (2-job streams: it proves OPT on each, without a
+    # wall-clock dependence in the outcome); the ratio is ALG / OPT, replayed
+    from optsched.problems.srpt.adversary import SrptAdversary
+
+    a = SrptAdversary("fifo", jobs=2, servers=1, gpus_per_server=4, reference="opt", opt_time_limit=60.0)
+    found = search(a, strategy="random", budget=6, seed=1)
+    assert found.reference.startswith("OPT") and a.proven + a.unproven == found.evaluations
+    inst = found.worst_instance
+    opt = optsched.solve(inst, "milp")
+    assert opt.status == "optimal"
+    assert found.worst_ratio == pytest.approx(optsched.solve(inst, "fifo").objective / opt.objective, rel=1e-6)
+    assert found.worst_ratio >= 1.0 - 1e-6   # OPT <= ALG (1e-6: the checker's and the solver's tolerances)
+    with pytest.raises(ValueError, match="reference"):
+        SrptAdversary("fifo", reference="best")

@@ -1,10 +1,9 @@
 """Methods of ``srpt``: A-SRPT, its baselines and the flow-time lower bound.
 
 None of the scheduling methods has a registered guarantee (no proof written for optsched's
-variant): T7 reports their flow time against the lower bound ``lb``. ``srpt`` has no exact
-method: the offline optimum of total flow time with gang scheduling, placement-dependent speeds
-and restart overheads is not computed by optsched, so the conformance suite checks feasibility,
-checker agreement and that ``lb`` never exceeds a method's flow time (``optsched/problems/srpt/README.md#srpt``).
+variant): T7 reports their flow time against OPT on small streams where the exact ``milp``
+(``model.py``, streams of <= 12 jobs) proves it, and against the lower bounds ``lb`` / ``lb-rank``
+(``bounds.py``) at scale (``optsched/problems/srpt/README.md#srpt``).
 """
 
 from __future__ import annotations

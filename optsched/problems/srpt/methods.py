@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from optsched.core.registry import Option
 
-from . import algorithms, model
+from . import algorithms, bounds, model
 from .problem import PROBLEM
 
 _PLACEMENT = Option(str, "heuristic", "heuristic (greedy + Kernighan-Lin), random, or milp (exact; small graphs)",
@@ -32,6 +32,11 @@ PROBLEM.method("tiresias-las", kind="baseline", fidelity="ours",
 PROBLEM.method("lb", kind="bound", fidelity="ours",
                summary="max(virtual-machine SRPT flow with true sizes, sum of isolated run times)",
                )(algorithms.lower_bound)
+
+PROBLEM.method("lb-rank", kind="bound", fidelity="ours",
+               summary="per-rank max of the virtual machine's SRPT completions and the isolated completions "
+                       "(>= lb; O(n log n))",
+               )(bounds.rank_lower_bound)
 
 
 
