@@ -91,6 +91,9 @@ MUTATIONS = [
     M("blocking-no-tiny", "online-knapsack", "step", PP + "online_knapsack/worst_case.py",
       "    demands = [delta] * (n - 1) + [tiny]\n", "    demands = [delta] * (n - 1) + [delta]\n",
       "the blocking attack's tiny request has a full demand"),
+    M("knapsack-learned-clock", "online-knapsack", "status", "optsched/problems/online_knapsack/learned.py",
+      "        if not t % POLL_REQUESTS:  # about 0.1 s of forward passes between clock reads\n            ctx.check_time()\n",
+      "", "learned never reads the clock inside the stream"),
 ]
 MUTATIONS += [
     # -- T15's average-case statement, computed from the table's paired intervals -------------------
@@ -109,3 +112,5 @@ FAST += ["tests/online_knapsack/test_certified.py::test_tracking_fills_the_resou
          "tests/online_knapsack/test_adversary.py::test_local_search_climbs_to_the_peak_and_keeps_it",
          "tests/online_knapsack/test_worst_case.py"]
 
+
+FAST += ["tests/online_knapsack/test_learned_time_limit.py"]

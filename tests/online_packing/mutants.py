@@ -46,4 +46,9 @@ MUTATIONS = [
       "    if abs(math.log(r / TRAINED_RATIO)) <= math.log(4) / 2 + 1e-9:",
       "learned accepts a U/L near the trained one",
       fast=("tests/online_packing/test_learned_ratio.py",)),
+    M("packing-learned-clock", "online-packing", "status", "optsched/problems/online_packing/learned.py",
+      "        if not t % POLL_REQUESTS:  # about 0.1 s of forward passes between clock reads\n            ctx.check_time()\n",
+      "", "learned never reads the clock inside the stream"),
 ]
+
+FAST += ["tests/online_packing/test_learned_time_limit.py"]

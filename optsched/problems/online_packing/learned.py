@@ -87,6 +87,10 @@ def bundled_policy() -> PricingPolicy:
     return PricingPolicy.load(WEIGHTS_PATH)
 
 
+#: requests between two clock reads of ``learned`` [ours]
+POLL_REQUESTS = 1024
+
+
 def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
     """Post the learned per-resource prices before each request [reconstruction; no guarantee].
 
@@ -107,7 +111,12 @@ def learned(instance: OnlinePackingInstance, ctx: SolveContext) -> Outcome:
     else:
         check_trained_ratio(instance.lower, instance.upper, instance.problem)
         policy = bundled_policy()
-    out = post_prices(instance, lambda z, t: policy.price_for(instance.lower, instance.upper, z[None, :], t)[0])
+    def price(z, t):
+        if not t % POLL_REQUESTS:  # about 0.1 s of forward passes between clock reads
+            ctx.check_time()
+        return policy.price_for(instance.lower, instance.upper, z[None, :], t)[0]
+
+    out = post_prices(instance, price)
     out.status = "feasible"
     out.stats["policy"] = str(path) if path else f"bundled (m = 2, U/L = {TRAINED_RATIO})"
     return out

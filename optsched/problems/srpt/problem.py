@@ -21,7 +21,7 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "jobs": Option(int, 40, "number of jobs in the stream", bounds=Interval(1, 1_000_000)),
+        "jobs": Option(int, 40, "number of jobs in the stream", bounds=Interval(1, 100_000)),
         "servers": Option(int, 4, "number of servers", bounds=Interval(1, 100_000)),
         "gpus_per_server": Option(int, 8, "GPUs per server", bounds=Interval(1, 1_024)),
         "load": Option(float, 0.8, "offered GPU utilization (sets the Poisson arrival rate)", bounds=Interval(0, 100, closed="right")),
