@@ -82,6 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=float, default=5.0)
     ap.add_argument("--problem", nargs="*")
     ap.add_argument("--method", nargs="*")
+    ap.add_argument("--option", nargs="*", help="only these generator options (problem:option or option)")
     ap.add_argument("--out", default="declared_bounds.csv")
     args = ap.parse_args(argv)
     rows = []
@@ -91,6 +92,8 @@ def main(argv=None) -> int:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         for problem, option, value in cases(args.problem):
+            if args.option and option not in args.option and f"{problem}:{option}" not in args.option:
+                continue
             with tempfile.TemporaryDirectory() as tmp:
                 workdir = Path(tmp)
                 path = workdir / "instance.json"

@@ -22,10 +22,10 @@ PROBLEM = register_problem(Problem(
     presets=PRESETS,
     generator_options={
         "jobs": Option(int, 40, "number of jobs in the stream", bounds=Interval(1, 100_000)),
-        "servers": Option(int, 4, "number of servers", bounds=Interval(1, 100_000)),
+        "servers": Option(int, 4, "number of servers", bounds=Interval(1, 65_536)),
         "gpus_per_server": Option(int, 8, "GPUs per server", bounds=Interval(1, 1_024)),
         "load": Option(float, 0.8, "offered GPU utilization (sets the Poisson arrival rate)", bounds=Interval(0, 100, closed="right")),
-        "recurrences": Option(int, 10, "number of recurring job kinds", bounds=Interval(1, 100_000)),
+        "recurrences": Option(int, 10, "number of recurring job kinds", bounds=Interval(1, 10_000)),
         "history_runs": Option(int, 8, "past runs per kind (the predictor's training set)", bounds=Interval(1, 10_000)),
         "noise": Option(float, 0.3, "log-normal spread of a kind's run lengths", bounds=Interval(0, 10)),
         "plans": Option(str, "mixed", "parallel plans: mixed, data, pipeline or tensor"),
