@@ -13,14 +13,14 @@ import pytest
 import optsched
 from optsched.core.errors import InvalidOptionError
 from optsched.graphs import kernels
-from optsched.problems.graph_partition import algorithms
+from optsched.problems.graph_partition import algorithms, lean
 
 from ..clock_support import solve_with_counting_clock, stops
 
 # the units of work of a bgl run: a whole multilevel run, a coarsening level, an FM refinement,
 # a further initial assignment
 BGL_WORK = [(algorithms, "bgl_multilevel"), (algorithms, "bfs_blocks_csr"), (kernels, "fm_refine_csr"),
-            (kernels, "stream_assign")]
+            (kernels, "stream_assign"), (algorithms, "bgl_lean"), (lean, "cluster_level"), (lean, "lp_refine")]
 
 
 def _instance(nodes: int):
@@ -67,9 +67,11 @@ def test_bgl_stops_within_one_unit_of_work():
 def test_bgl_vcycles_poll_even_without_levels():
     # 20 nodes, K = 2: the graph is already at the coarsest size, so a V-cycle has no level to
     # poll at; 1000 V-cycles (the declared most) still stop at the clock
+    # (the first run reads the clock before its trial, its assignment and its 15 further initial
+    # assignments; read 40 falls in the V-cycles)
     inst = _instance(20)
-    result, clock = solve_with_counting_clock(inst, "bgl", 5, work=BGL_WORK, options={"vcycles": 1000})
-    _assert_stopped(inst, result, clock, 5)
+    result, clock = solve_with_counting_clock(inst, "bgl", 40, work=BGL_WORK, options={"vcycles": 1000})
+    _assert_stopped(inst, result, clock, 40)
     assert result.solution is not None
 
 
