@@ -600,7 +600,7 @@ def bgl_lean(indptr, indices, data, k: int, node_weights, capacities, rng: np.ra
     levels = []
     cur = (indptr, indices, data, w)
     held = None if start is None else np.asarray(start, np.int64)
-    while len(cur[0]) - 1 > target:
+    while len(cur[0]) - 1 > target:  # coarsening levels
         if poll is not None:
             poll()
         ip, ix, dt, ww = cur
