@@ -35,7 +35,7 @@ d, k, method = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 from optsched.graphs import balance_capacities
 from optsched.graphs.kernels import cut_csr, fm_refine_csr, rebalance_csr
 from optsched.problems.graph_partition import lean
-from optsched.problems.graph_partition.algorithms import bgl_lean, bgl_vcycles
+from optsched.problems.graph_partition.algorithms import bgl_lean, bgl_profile, bgl_vcycles
 # load the compiled kernels first (their memory is not the method's)
 z = np.zeros(2, np.int64)
 cut_csr(z, np.zeros(0, np.int32), np.zeros(0), np.zeros(1, np.int64))
@@ -63,7 +63,7 @@ try:
     else:
         kw = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
         parts, stats = bgl_vcycles(ip, ix, dt, k, nw, caps, np.random.default_rng(0), engine=bgl_lean,
-                                   **{"vcycles": 2, **kw})
+                                   **{**bgl_profile(len(ix) // 2), **kw})
     loads = np.stack([np.bincount(parts, weights=r, minlength=k) for r in nw])
     out.update(traffic=float(cut_csr(ip, ix, dt, parts)), balanced=bool(np.all(loads <= caps * (1 + 1e-9) + 1e-9)),
                levels=stats.get("levels"), nodes_by_level=stats.get("nodes_by_level"))

@@ -244,3 +244,14 @@ def test_blocks_coarsening_still_available():
     inst = _inst(4, nodes=800)
     r = optsched.solve(inst, "bgl", seed=2, options={"coarsening": "blocks", "trials": 1})
     assert r.status == "feasible" and "initial_traffic" in r.stats
+
+
+def test_fast_profile_above_the_edge_threshold(monkeypatch):
+    inst = _inst(5, nodes=800)
+    full = optsched.solve(inst, "bgl", seed=0, options={"trials": 1})
+    assert len(full.stats["traffic_by_vcycle"]) == 2
+    monkeypatch.setattr(alg, "LEAN_FAST_EDGES", len(inst.edges) - 1)
+    fast = optsched.solve(inst, "bgl", seed=0, options={"trials": 1})
+    assert len(fast.stats["traffic_by_vcycle"]) == 1
+    assert alg.bgl_profile(10 ** 9) == alg.LEAN_FAST and alg.bgl_profile(10 ** 9, 3)["vcycles"] == 3
+    assert alg.bgl_profile(10) == {"vcycles": 2}

@@ -103,7 +103,7 @@ def test_auto_keeps_the_earlier_run_when_stopped():
 
 
 @pytest.mark.parametrize("method,option,value", [
-    ("bgl", "vcycles", 10 ** 400), ("bgl", "trials", 10 ** 400), ("bgl", "vcycles", 0),
+    ("bgl", "vcycles", 10 ** 400), ("bgl", "trials", 10 ** 400), ("bgl", "vcycles", -1),
     ("bgl", "block_size", 0), ("bgl-1level", "trials", 10 ** 400), ("metis-fm", "trials", 10 ** 400),
     ("metis-fm", "passes", 10 ** 400), ("kl", "rounds", 10 ** 400)])
 def test_counts_outside_their_range_are_refused(method, option, value):
