@@ -67,6 +67,47 @@ MUTATIONS = [
     M("gp-vcycles-unbounded", "graph-partition", "error-path", PP + "graph_partition/methods.py",
       "bounds=Interval(1, BGL_MAX_VCYCLES)", "bounds=None", "bgl's vcycles declares no range (10^400 runs)"),
 ]
+# -- method bgl's compiled engine (lean.py, algorithms.bgl_lean; tests/graph_partition/test_lean.py) ---
+L = PP + "graph_partition/lean.py"
+A = PP + "graph_partition/algorithms.py"
+MUTATIONS += [
+    M("gp-lean-bfs-order", "graph-partition", "step", L,
+      "return _bfs_order(indptr, indices, rng.permutation(len(indptr) - 1))",
+      "return rng.permutation(len(indptr) - 1)", "bgl visits nodes in random order instead of BFS order"),
+    M("gp-lean-cluster-bound", "graph-partition", "step", L,
+      "if c != own and rating[c] > best_r and _fits_cluster(cw, w, c, v, bound):",
+      "if c != own and rating[c] > best_r:", "clusters grow past their weight bound"),
+    M("gp-lean-held-ignored", "graph-partition", "step", L,
+      "                if use_held and held[u] != held[v]:\n                    continue\n                c = cl[u]",
+      "                c = cl[u]", "V-cycle clusters straddle two parts"),
+    M("gp-lean-two-hop-off", "graph-partition", "step", L,
+      "if c >= 0 and (not use_held or held[c] == held[v]) and _fits_cluster(cw, w, c, v, bound):",
+      "if False:", "leftover singletons (star leaves, isolated nodes) are never grouped"),
+    M("gp-lean-contract-overwrite", "graph-partition", "step", L,
+      "cdat[pos[d]] += data[e]", "cdat[pos[d]] = data[e]", "parallel coarse edges keep one weight, not the sum"),
+    M("gp-lean-lp-capacity", "graph-partition", "step", L,
+      "if loads[r, p] + w[r, v] > caps[r, p] * (1.0 + 1e-9) + 1e-9:", "if False:",
+      "label-propagation refinement ignores the capacities"),
+    M("gp-lean-lp-off", "graph-partition", "step", A,
+      "        if refine and lp:", "        if False:", "no label-propagation refinement per level"),
+    M("gp-lean-fm-off", "graph-partition", "step", A,
+      "        if refine and fm and (fm_max_edges", "        if False and (fm_max_edges", "no FM per level"),
+    M("gp-lean-keeps-last-initial", "graph-partition", "step", A,
+      '        stats["initial_traffic"].append(c)\n        if c < best_cut:',
+      '        stats["initial_traffic"].append(c)\n        if True:', "bgl keeps its last initial assignment"),
+    M("gp-lean-fast-profile-never", "graph-partition", "step", A,
+      "kw = dict(LEAN_FAST) if num_edges > LEAN_FAST_EDGES else", "kw = dict(LEAN_FAST) if False else",
+      "bgl never switches to its fast profile on large graphs"),
+    M("gp-lean-one-run", "graph-partition", "step", A,
+      "LEAN_SMALL_TRIALS = 4", "LEAN_SMALL_TRIALS = 1", "bgl runs once on small graphs"),
+    M("gp-lean-clock-levels", "graph-partition", "status", A,
+      "    while len(cur[0]) - 1 > target:  # coarsening levels\n        if poll is not None:\n            poll()\n",
+      "    while len(cur[0]) - 1 > target:  # coarsening levels\n", "bgl's coarsening levels ignore the clock"),
+    M("gp-lean-clock-before-fm", "graph-partition", "status", A,
+      "            if poll is not None and fm:\n                poll()\n", "",
+      "bgl starts FM after label propagation although the clock ran out"),
+]
+FAST += ["tests/graph_partition/test_lean.py"]
 FAST += ["tests/graph_partition/test_multilevel.py::test_the_initial_assignment_kept_is_the_lowest_traffic_one",
          "tests/graph_partition/test_multilevel.py::test_metis_fm_first_trial_is_metis_with_the_runs_seed"]
 

@@ -189,7 +189,7 @@ def test_grouping_isolated_nodes_shrinks_the_coarsest_graph():
     assert grouped["coarsest_nodes"] < plain["coarsest_nodes"]
 
 
-@pytest.mark.parametrize("method,option", [("bgl", "block_size"), ("bgl", "vcycles"), ("bgl", "trials"),
+@pytest.mark.parametrize("method,option", [("bgl", "block_size"),
                                            ("metis-fm", "passes"), ("bgl-1level", "block_size")])
 def test_non_positive_options_are_typed_errors(method, option):
     from optsched.core.errors import InvalidOptionError

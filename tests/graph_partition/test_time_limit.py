@@ -13,14 +13,14 @@ import pytest
 import optsched
 from optsched.core.errors import InvalidOptionError
 from optsched.graphs import kernels
-from optsched.problems.graph_partition import algorithms
+from optsched.problems.graph_partition import algorithms, lean
 
 from ..clock_support import solve_with_counting_clock, stops
 
 # the units of work of a bgl run: a whole multilevel run, a coarsening level, an FM refinement,
 # a further initial assignment
 BGL_WORK = [(algorithms, "bgl_multilevel"), (algorithms, "bfs_blocks_csr"), (kernels, "fm_refine_csr"),
-            (kernels, "stream_assign")]
+            (kernels, "stream_assign"), (algorithms, "bgl_lean"), (lean, "cluster_level"), (lean, "lp_refine")]
 
 
 def _instance(nodes: int):
@@ -35,7 +35,9 @@ def _assert_stopped(inst, result, clock, k):
         assert result.objective == pytest.approx(inst.graph.cut_weight(result.solution["parts"]))
 
 
-@pytest.mark.parametrize("options", [{"vcycles": 2, "trials": 2}, {"vcycles": 2, "refine": False}])
+@pytest.mark.parametrize("options", [{"vcycles": 2, "trials": 2}, {"vcycles": 2, "refine": False},
+                                     {"vcycles": 2, "trials": 2, "coarsening": "blocks"},
+                                     {"vcycles": 2, "refine": False, "coarsening": "blocks"}])
 def test_bgl_stops_at_every_look_at_the_clock(options):
     # 400 nodes, K = 2: several coarsening levels above the 32 coarsest nodes
     inst = _instance(400)
@@ -49,12 +51,13 @@ def test_bgl_stops_at_every_look_at_the_clock(options):
     assert with_incumbent > 0  # stops after the first run keep its partition
 
 
-def test_bgl_stops_within_one_unit_of_work():
+@pytest.mark.parametrize("coarsening", ["lp", "blocks"])
+def test_bgl_stops_within_one_unit_of_work(coarsening):
     """The budget runs out during a unit of work (a level, an FM refinement, an assignment, a
     V-cycle); the run must stop at its next look at the clock, starting at most one more unit
     (the coarsest level's refinement follows its assignment without a look between)."""
     inst = _instance(400)
-    options = {"vcycles": 2, "trials": 2}
+    options = {"vcycles": 2, "trials": 2, "coarsening": coarsening}
     full, clock = solve_with_counting_clock(inst, "bgl", work=BGL_WORK, options=options)
     assert clock.work > 20
     # (spent during the last unit, the run has nothing left to do: it ends as it would have)
@@ -64,12 +67,16 @@ def test_bgl_stops_within_one_unit_of_work():
         assert len(c.late) <= 1, f"unit {k}: {len(c.late)} units of work after the budget was spent: {c.late}"
 
 
-def test_bgl_vcycles_poll_even_without_levels():
+@pytest.mark.parametrize("coarsening", ["lp", "blocks"])
+def test_bgl_vcycles_poll_even_without_levels(coarsening):
     # 20 nodes, K = 2: the graph is already at the coarsest size, so a V-cycle has no level to
     # poll at; 1000 V-cycles (the declared most) still stop at the clock
+    # (the first run reads the clock before its trial, its assignment and its 15 further initial
+    # assignments; read 40 falls in the V-cycles)
     inst = _instance(20)
-    result, clock = solve_with_counting_clock(inst, "bgl", 5, work=BGL_WORK, options={"vcycles": 1000})
-    _assert_stopped(inst, result, clock, 5)
+    result, clock = solve_with_counting_clock(inst, "bgl", 40, work=BGL_WORK,
+                                              options={"vcycles": 1000, "coarsening": coarsening})
+    _assert_stopped(inst, result, clock, 40)
     assert result.solution is not None
 
 
@@ -96,7 +103,7 @@ def test_auto_keeps_the_earlier_run_when_stopped():
 
 
 @pytest.mark.parametrize("method,option,value", [
-    ("bgl", "vcycles", 10 ** 400), ("bgl", "trials", 10 ** 400), ("bgl", "vcycles", 0),
+    ("bgl", "vcycles", 10 ** 400), ("bgl", "trials", 10 ** 400), ("bgl", "vcycles", -1),
     ("bgl", "block_size", 0), ("bgl-1level", "trials", 10 ** 400), ("metis-fm", "trials", 10 ** 400),
     ("metis-fm", "passes", 10 ** 400), ("kl", "rounds", 10 ** 400)])
 def test_counts_outside_their_range_are_refused(method, option, value):

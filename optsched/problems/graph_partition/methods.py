@@ -52,12 +52,17 @@ def brute(instance, ctx: SolveContext) -> Outcome:
 BGL_MAX_VCYCLES = 1_000
 BGL_MAX_TRIALS = 1_000
 BGL_OPTIONS = {
-    "block_size": Option(int, algorithms.BGL_BLOCK_SIZE, "nodes per BFS block at each level",
+    "coarsening": Option(str, "lp", "lp: compiled label propagation in BFS order (bgl_lean); blocks: the "
+                                    "earlier BFS blocks of block_size nodes (bgl_multilevel)", choices=("lp", "blocks")),
+    "block_size": Option(int, algorithms.BGL_BLOCK_SIZE, "nodes per BFS block at each level (coarsening=blocks)",
                          bounds=Interval(1, 1_000_000)),
-    "vcycles": Option(int, 2, "V-cycles (further ones re-coarsen inside the parts) [ours]",
-                      bounds=Interval(1, BGL_MAX_VCYCLES)),
+    "vcycles": Option(int, 0, "V-cycles (further ones re-coarsen inside the parts) [ours]; 0: 2, or 1 above "
+                              f"{algorithms.LEAN_FAST_EDGES:,} edges (coarsening=lp)",
+                      bounds=Interval(0, BGL_MAX_VCYCLES)),
     "refine": Option(bool, True, "FM refinement at every level"),
-    "trials": Option(int, 1, "independent runs (BFS sources), best kept [ours]", bounds=Interval(1, BGL_MAX_TRIALS)),
+    "trials": Option(int, 0, "independent runs (BFS roots), best kept [ours]; 0: "
+                             f"{algorithms.LEAN_SMALL_TRIALS} up to {algorithms.LEAN_SMALL_EDGES:,} edges, else 1",
+                     bounds=Interval(0, BGL_MAX_TRIALS)),
 }
 
 
@@ -89,11 +94,18 @@ def bgl(instance, ctx: SolveContext) -> Outcome:
             incumbent = _outcome(instance, best[1], {**best[2], "trial_cuts": cuts})
         raise TimeLimitReached(f"time limit of {ctx.time_limit} s reached", incumbent)
 
-    for _ in range(ctx.options["trials"]):
+    trials = ctx.options["trials"] or (algorithms.LEAN_SMALL_TRIALS
+                                       if len(instance.edges) <= algorithms.LEAN_SMALL_EDGES else 1)
+    if ctx.options["coarsening"] == "lp":
+        engine = {"engine": algorithms.bgl_lean,
+                  **algorithms.bgl_profile(len(instance.edges), ctx.options["vcycles"])}
+    else:
+        engine = {"engine": algorithms.bgl_multilevel, "block_size": ctx.options["block_size"],
+                  "vcycles": ctx.options["vcycles"] or 2}
+    for _ in range(trials):
         poll(None)
         parts, stats = algorithms.bgl_vcycles(*instance.csr, instance.num_parts, instance.node_weights,
-                                              instance.capacities, ctx.rng, block_size=ctx.options["block_size"],
-                                              vcycles=ctx.options["vcycles"], refine=ctx.options["refine"],
+                                              instance.capacities, ctx.rng, **engine, refine=ctx.options["refine"],
                                               poll=poll)
         cuts.append(instance.graph.cut_weight(parts))
         if best is None or cuts[-1] < best[0]:
