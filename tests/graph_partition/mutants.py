@@ -65,7 +65,7 @@ MUTATIONS = [
       '        _best_so_far(ctx, instance, best, lambda b: {**b[2], "trial_cuts": list(cuts)})\n', "",
       "bgl-1level's trials ignore the clock"),
     M("gp-vcycles-unbounded", "graph-partition", "error-path", PP + "graph_partition/methods.py",
-X
+      "bounds=Interval(0, BGL_MAX_VCYCLES)", "bounds=None", "bgl's vcycles declares no range (10^400 runs)"),
 ]
 # -- method bgl's compiled engine (lean.py, algorithms.bgl_lean; tests/graph_partition/test_lean.py) ---
 L = PP + "graph_partition/lean.py"
