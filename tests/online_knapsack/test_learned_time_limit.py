@@ -16,3 +16,12 @@ def test_learned_stops_inside_the_stream(monkeypatch):
     assert full.status == "feasible" and clock.reads >= inst.num_requests // 8
     result, c = solve_with_counting_clock(inst, "learned", clock.reads // 2)
     assert result.status == "time_limit" and result.solution is None
+
+
+def test_the_models_refuse_streams_they_cannot_stop_on():
+    from optsched.problems.online_knapsack import algorithms
+
+    inst = optsched.generate("online-knapsack", seed=0, requests=algorithms.MODEL_MAX_REQUESTS + 1)
+    for method in ("milp", "lp"):
+        ok, why = optsched.get_problem("online-knapsack").methods[method].applicable(inst)
+        assert not ok and "requests" in why

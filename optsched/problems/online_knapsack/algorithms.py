@@ -126,6 +126,11 @@ def greedy(instance: OnlineKnapsackInstance, ctx: SolveContext) -> Outcome:
 #: capacity (observed on adversarial streams); scaled, it is 1e-12, below ``CAPACITY_TOL``
 ROW_SCALE = 1e6
 
+#: the most requests milp and lp take [ours, measured through the CLI at --time-limit 5: 8.2 s at
+#: 20,000 requests; at 50,000 HiGHS overran (13-14 s), at 10^5 the MILP ran 47 s, at 10^6 past
+#: 2 minutes, its limit and the watchdog's interrupt unheard inside its presolve]
+MODEL_MAX_REQUESTS = 20_000
+
 
 def build_model(instance: OnlineKnapsackInstance, capacity: float = CAPACITY) -> LinearModel:
     """The hindsight 0-1 knapsack: max ``sum_t v_t d_t x_t`` s.t. ``sum_t d_t x_t <= capacity``

@@ -35,10 +35,14 @@ PROBLEM.method("greedy", kind="baseline", fidelity="ours",
                summary="serve every request that fits (no guarantee)")(algorithms.greedy)
 
 PROBLEM.method("milp", kind="exact", fidelity="ours", uses_backend=True,
-               summary="hindsight 0-1 knapsack on the chosen back-end (mip_rel_gap = 0)")(algorithms.milp)
+               summary="hindsight 0-1 knapsack on the chosen back-end (mip_rel_gap = 0)",
+               applicable=size_limit(lambda inst: inst.num_requests, algorithms.MODEL_MAX_REQUESTS, "requests",
+                                     "milp"))(algorithms.milp)
 
 PROBLEM.method("lp", kind="bound", fidelity="ours", uses_backend=True,
-               summary="LP relaxation (fractional knapsack): an upper bound on OPT")(algorithms.lp_bound)
+               summary="LP relaxation (fractional knapsack): an upper bound on OPT",
+               applicable=size_limit(lambda inst: inst.num_requests, algorithms.MODEL_MAX_REQUESTS, "requests",
+                                     "lp"))(algorithms.lp_bound)
 
 PROBLEM.method("brute", kind="exact", fidelity="ours",
                summary=f"enumerate all subsets (n <= {BRUTE_MAX_REQUESTS}; for tests)",
