@@ -21,7 +21,7 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "requests": Option(int, 40, "number of requests n", bounds=Interval(1, 1_000_000)),
+        "requests": Option(int, 40, "number of requests n", bounds=Interval(1, 500_000)),
         "resources": Option(int, 2, "number of resources m", bounds=Interval(1, 1_000)),
         "lower": Option(float, 1.0, "smallest value density L (> 0)", bounds=Interval(0, 1e9, closed="right")),
         "upper": Option(float, 16.0, "largest value density U (>= L)", bounds=Interval(0, 1e9, closed="right")),
