@@ -61,4 +61,7 @@ MUTATIONS = [
       "    sources = [v for v in range(dag.n) if not dag.pred[v]]\n    extras = dag.pipedream_extras(poll)",
       "    sources = [v for v in range(dag.n) if not dag.pred[v]]\n    extras = dag.pipedream_extras()",
       "PipeDream's augmenting sets (O(n^2)) are computed without the clock"),
+    M("pg-open-preds-clock", "pipeline-graph", "status", "optsched/workloads/profiles.py",
+      "    def open_of(a: str) -> frozenset:\n        if poll is not None:\n            poll()\n",
+      "    def open_of(a: str) -> frozenset:\n", "the quadratic open-predecessor pass never reads the clock"),
 ]

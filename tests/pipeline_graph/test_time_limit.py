@@ -54,8 +54,9 @@ def test_lattice_enumeration_polls_every_level_and_every_block_of_states(inst, m
 def test_chain_lattice_and_one_path_poll(inst):
     polls = Polls()
     path = one_path(random_dag(3, 14, 6), polls)  # a fresh instance: one_path caches on it
-    # once per node (the closures' pass) and once per step of the walk
-    assert polls.calls == inst.num_layers + len(path) - 1
+    # once per node in each of the three passes (predecessors, successors, open predecessors)
+    # and once per step of the walk
+    assert polls.calls == 3 * inst.num_layers + len(path) - 1
     fresh = random_dag(3, 14, 6)  # PipeDream's augmenting sets are cached on the DAG once computed
     polls = Polls()
     ChainLattice(fresh.dag, path, fresh.work, fresh.params, fresh.act, poll=polls)
@@ -206,3 +207,4 @@ def test_pipedream_counts_its_states_under_the_clock(inst):
     assert methods._pipedream_ok(big)[0]
     with pytest.raises(NotApplicable, match="more than 5000 PipeDream states"):
         optsched.solve(big, "pipedream", time_limit=3600)
+
