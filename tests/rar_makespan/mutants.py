@@ -61,6 +61,9 @@ MUTATIONS = [
     M("rm-sim-busy-kept", "rar-makespan", "simulator", PP + "rar_makespan/instance.py",
       "                busy.difference_update(mine[j])\n", "",
       "a finished job's GPUs stay busy"),
+    M("rm-sjf-bco-clock", "rar-makespan", "status", PP + "rar_makespan/algorithms.py",
+      "            ctx.check_time()\n            if sjf_bco_plan(instance, theta, k, lam) is not None:",
+      "            if sjf_bco_plan(instance, theta, k, lam) is not None:", "sjf-bco's bisection never reads the clock"),
 ]
 
 FAST = ["tests/rar_makespan/test_simulation_heads.py",

@@ -71,3 +71,13 @@ def test_heads_only_simulation_matches_the_full_scan(seed, method):
     for kw in ({}, {"contention": False}, {"durations": [1.5 + (j % 4) for j in range(inst.num_jobs)]}):
         new, ref = simulate(inst, order, gpus, **kw), reference_simulate(inst, order, gpus, **kw)
         assert new.start == ref.start and new.completion == ref.completion
+
+
+def test_sjf_bco_reads_the_clock_before_each_plan():
+    from ..clock_support import solve_with_counting_clock
+
+    inst = optsched.generate("rar-makespan", seed=0, jobs=10, servers=3)
+    full, clock = solve_with_counting_clock(inst, "sjf-bco")
+    assert full.status == "feasible" and clock.reads >= 10   # a read per kappa per bisection step
+    result, _ = solve_with_counting_clock(inst, "sjf-bco", clock.reads // 2)
+    assert result.status == "time_limit" and result.solution is None

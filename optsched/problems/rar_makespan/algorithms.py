@@ -114,7 +114,12 @@ def sjf_bco(instance: RarMakespanInstance, ctx: SolveContext) -> Outcome:
     kappas = [kappa_opt] if kappa_opt else _kappas(instance)
 
     def feasible(theta):
-        return [k for k in kappas if sjf_bco_plan(instance, theta, k, lam) is not None]
+        out = []
+        for k in kappas:  # one plan per kappa: seconds each at 10^5 jobs, so the clock is read before each
+            ctx.check_time()
+            if sjf_bco_plan(instance, theta, k, lam) is not None:
+                out.append(k)
+        return out
 
     est = estimated_durations(instance)
     lo, hi = 0.0, float(instance.horizon)
