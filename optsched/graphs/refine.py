@@ -50,14 +50,16 @@ def _fits(loads, caps, w, p) -> bool:
 
 
 def fm_refine(graph: Graph, parts, k: int, node_weights, capacities, *, max_passes: int = 8,
-              patience: int = 50, fixed: Sequence[int] = ()) -> np.ndarray:
+              patience: int = 50, fixed: Sequence[int] = (), stop=None) -> np.ndarray:
     """Fiduccia-Mattheyses k-way refinement keeping every part within ``capacities``.
 
     Each pass moves unlocked nodes one at a time to the part of largest gain (cut decrease) that
     has room, best gain first (a lazy max-heap), locks them, stops after ``patience`` moves without
     a new best cut, and rolls back to the best prefix. Stops when a pass gains nothing or after
     ``max_passes``. Nodes in ``fixed`` never move. Returns a new array; the cut never increases,
-    and a balanced input stays balanced.
+    and a balanced input stays balanced. ``stop`` (a caller's time check answering True when the
+    budget is spent) is asked every 256 moves: a pass stopped there rolls back to its best prefix,
+    and no further pass starts.
 
     Complexity: O(passes * (n + m) log n) with the heap; the adjacency is scanned per move.
     """
@@ -72,6 +74,8 @@ def fm_refine(graph: Graph, parts, k: int, node_weights, capacities, *, max_pass
     frozen = np.zeros(n, bool)
     frozen[list(fixed)] = True
     for _ in range(max_passes):
+        if stop is not None and stop():
+            break
         conn = connectivity(g, parts, k)
         loads = part_loads(parts, k, w)
         locked = frozen.copy()
@@ -87,12 +91,22 @@ def fm_refine(graph: Graph, parts, k: int, node_weights, capacities, *, max_pass
 
         external = conn.sum(axis=1) - conn[np.arange(n), parts]
         boundary = np.flatnonzero(external > 0) if k > 1 else np.zeros(0, int)
-        for v in boundary:
+        stopped = False
+        for i, v in enumerate(boundary):
+            if stop is not None and not (i + 1) % 4096 and stop():
+                stopped = True   # no move made in this pass yet: the partition is the pass's input
+                break
             if not locked[v]:
                 push(int(v))
+        if stopped:
+            break
         moves: list[tuple[int, int]] = []
         total, best, best_len, since = 0.0, 0.0, 0, 0
+        pops = 0
         while heap and since < patience:
+            pops += 1
+            if stop is not None and not pops % 256 and stop():
+                break
             neg, v, p = heapq.heappop(heap)
             if locked[v]:
                 continue

@@ -64,6 +64,12 @@ MUTATIONS = [
     M("gp-clock-bgl1-trials", "graph-partition", "status", PP + "graph_partition/methods.py",
       '        _best_so_far(ctx, instance, best, lambda b: {**b[2], "trial_cuts": list(cuts)})\n', "",
       "bgl-1level's trials ignore the clock"),
+    M("gp-fm-stop", "graph-partition", "status", "optsched/graphs/refine.py",
+      "    for _ in range(max_passes):\n        if stop is not None and stop():\n            break\n",
+      "    for _ in range(max_passes):\n", "FM's passes never ask the clock"),
+    M("gp-kl-unbounded", "graph-partition", "error-path", PP + "graph_partition/methods.py",
+      ",\n                applicable=size_limit(lambda inst: inst.num_nodes, KL_MAX_NODES, \"nodes\", \"kl\"))", ")",
+      "kl takes any graph (networkx's swaps ran past 100 s at 200,000 nodes)"),
     M("gp-vcycles-unbounded", "graph-partition", "error-path", PP + "graph_partition/methods.py",
       "bounds=Interval(0, BGL_MAX_VCYCLES)", "bounds=None", "bgl's vcycles declares no range (10^400 runs)"),
 ]

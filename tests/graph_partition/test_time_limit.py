@@ -80,15 +80,29 @@ def test_bgl_vcycles_poll_even_without_levels(coarsening):
     assert result.solution is not None
 
 
-@pytest.mark.parametrize("method", ["bgl-1level", "metis-fm"])
-def test_trials_stop_with_the_best_so_far(method):
+def test_trials_stop_with_the_best_so_far():
     inst = _instance(300)
-    full, clock = solve_with_counting_clock(inst, method, None, options={"trials": 3})
+    full, clock = solve_with_counting_clock(inst, "metis-fm", None, options={"trials": 3})
     assert clock.reads == 3
     for k in range(3):
-        result, c = solve_with_counting_clock(inst, method, k, options={"trials": 3})
+        result, c = solve_with_counting_clock(inst, "metis-fm", k, options={"trials": 3})
         assert result.status == "time_limit" and c.reads == k + 1
         assert (result.solution is None) == (k == 0)
+
+
+def test_bgl_1level_stops_inside_its_refinement_with_a_partition():
+    """Its FM passes ask the clock too (10^6 nodes ran 92 s on a 5 s limit): spent inside the first
+    trial's refinement, the run ends there with that trial's partition so far."""
+    inst = _instance(300)
+    full, clock = solve_with_counting_clock(inst, "bgl-1level", None, options={"trials": 3})
+    assert clock.reads > 3   # a read per trial, and the refinements' reads
+    none, _ = solve_with_counting_clock(inst, "bgl-1level", 0, options={"trials": 3})
+    assert none.status == "time_limit" and none.solution is None   # spent before the first trial
+    early, c = solve_with_counting_clock(inst, "bgl-1level", 1, options={"trials": 3})
+    assert early.status == "time_limit" and early.solution is not None
+    # after the spent read: the block-level and node-level FM each stop at their first pass, and
+    # the next trial's look ends the run
+    assert c.reads <= 1 + 3
 
 
 def test_auto_keeps_the_earlier_run_when_stopped():
@@ -111,3 +125,11 @@ def test_counts_outside_their_range_are_refused(method, option, value):
     # (a budget spent at the first look: a count that were not refused ends the run at once)
     with pytest.raises(InvalidOptionError, match=f"option {option}"):
         solve_with_counting_clock(inst, method, 0, options={option: value})
+
+
+def test_the_python_methods_refuse_graphs_they_cannot_stop_on():
+    from optsched.problems.graph_partition import methods
+
+    big = optsched.generate("graph-partition", seed=0, nodes=methods.KL_MAX_NODES + 1)
+    ok, why = optsched.get_problem("graph-partition").methods["kl"].applicable(big)
+    assert not ok and "nodes" in why

@@ -183,9 +183,10 @@ def _block_graph(graph: Graph, blocks: np.ndarray, node_weights: np.ndarray) -> 
 
 def bgl_partition(graph: Graph, k: int, node_weights: np.ndarray, capacities: np.ndarray, rng: np.random.Generator,
                   *, block_size: int | None = None, refine: bool = True, penalty: bool = True,
-                  patience: int = 200) -> tuple[np.ndarray, dict]:
+                  patience: int = 200, stop=None) -> tuple[np.ndarray, dict]:
     """Blocks, greedy assignment, then uncoarsening with FM at the block level and at the node
-    level; returns ``(parts, stats)``.
+    level; returns ``(parts, stats)``. ``stop`` (True once the caller's budget is spent) cuts the
+    FM refinements short (:func:`optsched.graphs.fm_refine`): the partition so far is returned.
 
     ``block_size`` defaults to 16 nodes [ours: on Cora and Citeseer, 8-16 gave the lowest traffic
     of 8, 16, 84 = n/(8K)]. A partition still above capacity after assignment (only when blocks
@@ -209,11 +210,12 @@ def bgl_partition(graph: Graph, k: int, node_weights: np.ndarray, capacities: np
         block_parts = np.zeros(coarse.num_nodes, np.int64)
         block_parts[blocks] = parts
         if np.array_equal(block_parts[blocks], parts):  # no block was dealt node by node
-            block_parts = fm_refine(coarse, block_parts, k, bw, capacities, patience=patience, max_passes=20)
+            block_parts = fm_refine(coarse, block_parts, k, bw, capacities, patience=patience, max_passes=20,
+                                    stop=stop)
             parts = block_parts[blocks]
         stats["cut_after_block_refinement"] = graph.cut_weight(parts)
     if refine:
-        parts = fm_refine(graph, parts, k, node_weights, capacities, patience=patience, max_passes=20)
+        parts = fm_refine(graph, parts, k, node_weights, capacities, patience=patience, max_passes=20, stop=stop)
     return parts, stats
 
 

@@ -127,16 +127,25 @@ def _best_so_far(ctx, instance, best, stats_of) -> None:
                                None if best is None else _outcome(instance, best[1], stats_of(best)))
 
 
+#: the largest graphs of the pure-Python methods [ours, through the CLI at --time-limit 5: kl 3.4 s
+#: at 20,000 nodes and past 100 s at 200,000 (networkx's swaps cannot be stopped); bgl-1level
+#: 9.8 s at 200,000 nodes and 92 s at 10^6 (its block assignment is a Python loop)]
+KL_MAX_NODES = 20_000
+BGL_1LEVEL_MAX_NODES = 200_000
+
+
 @PROBLEM.method("bgl-1level", kind="heuristic", fidelity="reconstruction", randomized=True,
                 summary="one-level BGL: BFS blocks of 16, LDG-like block assignment, FM on blocks then nodes",
-                options=BGL_1LEVEL_OPTIONS)
+                options=BGL_1LEVEL_OPTIONS,
+                applicable=size_limit(lambda inst: inst.num_nodes, BGL_1LEVEL_MAX_NODES, "nodes", "bgl-1level"))
 def bgl_1level(instance, ctx: SolveContext) -> Outcome:
     _in_range(instance, ctx, BGL_1LEVEL_OPTIONS)
     best, cuts = None, []
     for _ in range(ctx.options["trials"]):
         _best_so_far(ctx, instance, best, lambda b: {**b[2], "trial_cuts": list(cuts)})
         parts, stats = bgl_partition(instance.graph, instance.num_parts, instance.node_weights, instance.capacities,
-                                     ctx.rng, block_size=ctx.options["block_size"], refine=ctx.options["refine"])
+                                     ctx.rng, block_size=ctx.options["block_size"], refine=ctx.options["refine"],
+                                     stop=ctx.expired)
         cuts.append(instance.graph.cut_weight(parts))
         if best is None or cuts[-1] < best[0]:
             best = (cuts[-1], parts, stats)
@@ -227,7 +236,8 @@ def metis(instance, ctx: SolveContext) -> Outcome:
 
 @PROBLEM.method("kl", kind="baseline", fidelity="ours", randomized=True,
                 summary="random balanced start + pairwise Kernighan-Lin swaps (networkx)",
-                options={"rounds": Option(int, 2, "rounds over all part pairs", bounds=Interval(1, 1_000))})
+                options={"rounds": Option(int, 2, "rounds over all part pairs", bounds=Interval(1, 1_000))},
+                applicable=size_limit(lambda inst: inst.num_nodes, KL_MAX_NODES, "nodes", "kl"))
 def kl(instance, ctx: SolveContext) -> Outcome:
     _in_range(instance, ctx, PROBLEM.methods["kl"].options)
     parts, stats = baselines.kernighan_lin(instance, ctx.rng, ctx.options["rounds"])

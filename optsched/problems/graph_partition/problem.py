@@ -21,7 +21,7 @@ PROBLEM = register_problem(Problem(
     generate=generate,
     presets=PRESETS,
     generator_options={
-        "nodes": Option(int, 100, "number of nodes", bounds=Interval(1, 1_000_000)),
+        "nodes": Option(int, 100, "number of nodes", bounds=Interval(1, 500_000)),
         "parts": Option(int, 2, "number of parts K", bounds=Interval(1, 100_000)),
         "mean_degree": Option(float, 4.0, "Chung-Lu mean degree", bounds=Interval(0, 100, closed="right")),
         "train_fraction": Option(float, 0.2, "fraction of nodes that are training seeds", bounds=Interval(0, 1, closed="right")),
