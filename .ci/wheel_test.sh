@@ -137,7 +137,7 @@ for name in problems["name"]:
     optsched.generate(name, seed=0, preset=next(iter(optsched.get_problem(name).presets)))
 print(f"{len(problems)} problems generate their first preset")
 
-for name, preset, method in (("online-knapsack", "small", "learned"), ("online-packing", "tiny", "learned"),
+for name, preset, method in (("online-knapsack", "small", "learned"), ("online-packing", "small", "learned"),
                              ("interference-online", "tiny", "marl")):
     inst = optsched.generate(name, seed=0, preset=preset)
     result = optsched.solve(inst, method)
