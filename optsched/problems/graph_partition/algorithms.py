@@ -405,24 +405,8 @@ def bgl_multilevel(indptr, indices, data, k: int, node_weights, capacities, rng:
         # [ours] further greedy assignments of the coarsest graph in random orders, each repaired
         # and refined there; the lowest traffic is kept (METIS likewise tries several initial
         # partitions of its coarsest graph)
-        from optsched.graphs.kernels import stream_assign
-
-        best_cut = float(cut_csr(ip, ix, dt, parts))
-        stats["initial_traffic"] = [best_cut]
-        for _ in range(initial_trials - 1):
-            if poll is not None:
-                poll()
-            trial = stream_assign(ip, ix, dt, rng.permutation(len(ip) - 1), k, ww, caps, method="ldg")
-            try:
-                trial = rebalance_csr(ip, ix, dt, trial, k, ww, caps)
-            except ValueError:
-                continue
-            if refine:
-                trial = fm_refine_csr(ip, ix, dt, trial, k, ww, caps, patience=patience, max_passes=max_passes)
-            c = float(cut_csr(ip, ix, dt, trial))
-            stats["initial_traffic"].append(c)
-            if c < best_cut:
-                best_cut, parts = c, trial
+        parts = _best_of_trials(ip, ix, dt, parts, k, ww, caps, rng, initial_trials, refine, poll, stats,
+                                patience=patience, max_passes=max_passes)
     for (fine, blocks) in reversed(levels):
         if poll is not None:
             poll()
@@ -553,7 +537,7 @@ def bgl_profile(num_edges: int, vcycles: int = 0) -> dict:
 def _initial_assignment(ip, ix, dt, k, ww, caps, rng, trials, refine, poll, stats):
     """BGL's greedy assignment on the coarsest graph, then ``trials - 1`` greedy assignments in
     random orders, each repaired and FM-refined; the lowest traffic is kept."""
-    from optsched.graphs.kernels import cut_csr, fm_refine_csr, rebalance_csr, stream_assign
+    from optsched.graphs.kernels import fm_refine_csr, rebalance_csr
 
     parts = greedy_block_assignment(ip, ix, dt, k, ww, caps)
     balanced = _balanced(parts, k, ww, caps)
@@ -566,6 +550,16 @@ def _initial_assignment(ip, ix, dt, k, ww, caps, rng, trials, refine, poll, stat
             return parts, False
     if refine:
         parts = fm_refine_csr(ip, ix, dt, parts, k, ww, caps)
+    return _best_of_trials(ip, ix, dt, parts, k, ww, caps, rng, trials, refine, poll, stats), True
+
+
+def _best_of_trials(ip, ix, dt, parts, k, ww, caps, rng, trials, refine, poll, stats, **fm_options):
+    """``parts`` (a balanced assignment of the coarsest graph, refined when ``refine``) or the best
+    of ``trials - 1`` LDG assignments in random node orders, each repaired and FM-refined
+    (``fm_options`` go to :func:`fm_refine_csr`) [ours]: the lowest traffic is kept, the first on a
+    tie. ``stats["initial_traffic"]`` lists every candidate's traffic."""
+    from optsched.graphs.kernels import cut_csr, fm_refine_csr, rebalance_csr, stream_assign
+
     best_cut = float(cut_csr(ip, ix, dt, parts))
     stats["initial_traffic"] = [best_cut]
     for _ in range(trials - 1):
@@ -577,12 +571,12 @@ def _initial_assignment(ip, ix, dt, k, ww, caps, rng, trials, refine, poll, stat
         except ValueError:
             continue
         if refine:
-            trial = fm_refine_csr(ip, ix, dt, trial, k, ww, caps)
+            trial = fm_refine_csr(ip, ix, dt, trial, k, ww, caps, **fm_options)
         c = float(cut_csr(ip, ix, dt, trial))
         stats["initial_traffic"].append(c)
         if c < best_cut:
             best_cut, parts = c, trial
-    return parts, True
+    return parts
 
 
 def bgl_lean(indptr, indices, data, k: int, node_weights, capacities, rng: np.random.Generator, *,
