@@ -137,7 +137,7 @@ def test_lp_refine_respects_capacities_when_every_move_gains():
 
 def test_sampling_weights_match_the_shared_formula():
     ip, ix = lean.chung_lu_csr(1500, 6.0, 3)
-    assert ix.dtype == np.int32 and np.all(ix[:-1] != ix[1:]) | True
+    assert ix.dtype == np.int32
     n = 1500
     src = np.repeat(np.arange(n), np.diff(ip))
     up = src < ix
@@ -153,7 +153,9 @@ def test_chung_lu_csr_is_seeded():
     a = lean.chung_lu_csr(3000, 8.0, 5, chunk=1000)
     b = lean.chung_lu_csr(3000, 8.0, 5, chunk=1000)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    assert len(a[1]) // 2 > 0.9 * 3000 * 8 / 2 * 0.9
+    # n d / 2 = 12,000 edges are drawn in expectation; repeats and self-loops dropped cost 2.5-4.3%
+    # here (11,489-11,702 edges over seeds 1, 2, 3, 5): a generator drawing too few edges fails
+    assert len(a[1]) // 2 > 0.9 * 3000 * 8 / 2
 
 
 # ---- bgl_lean: every step matters on some instance ------------------------------------------------

@@ -133,3 +133,46 @@ def test_the_python_methods_refuse_graphs_they_cannot_stop_on():
     big = optsched.generate("graph-partition", seed=0, nodes=methods.KL_MAX_NODES + 1)
     ok, why = optsched.get_problem("graph-partition").methods["kl"].applicable(big)
     assert not ok and "nodes" in why
+    small = optsched.generate("graph-partition", seed=0, nodes=methods.KL_MAX_NODES)
+    assert optsched.get_problem("graph-partition").methods["kl"].applicable(small)[0]
+
+
+def _edges_only(n_nodes, n_edges):
+    """A graph of ``n_nodes`` nodes and exactly ``n_edges`` edges (a ring, then chords), so that
+    only the edge limit can refuse it."""
+    from optsched.problems.graph_partition.instance import GraphPartitionInstance
+
+    edges, step = [], 1
+    while len(edges) < n_edges:
+        edges += [(v, (v + step) % n_nodes) for v in range(min(n_nodes, n_edges - len(edges)))]
+        step += 1
+    return GraphPartitionInstance(num_nodes=n_nodes, edges=tuple(tuple(sorted(e)) for e in edges),
+                                  train_nodes=tuple(range(0, n_nodes, 5)), num_parts=2, eps_train=0.1,
+                                  eps_nodes=0.1)
+
+
+@pytest.mark.parametrize("method,nodes_attr,edges_attr",
+                         [("kl", "KL_MAX_NODES", "KL_MAX_EDGES"),
+                          ("bgl-1level", "BGL_1LEVEL_MAX_NODES", "BGL_1LEVEL_MAX_EDGES")])
+def test_kl_and_bgl_1level_refuse_by_nodes_and_by_edges(method, nodes_attr, edges_attr):
+    """The measured graphs had about 2 edges per node: a denser graph of as many nodes is refused
+    by its edges, a larger one by its nodes (the message names which)."""
+    from optsched.problems.graph_partition import methods
+
+    applies = optsched.get_problem("graph-partition").methods[method].applicable
+    max_nodes, max_edges = getattr(methods, nodes_attr), getattr(methods, edges_attr)
+    n = 1_000
+    ok, why = applies(_edges_only(n, max_edges + 1))
+    assert not ok and "edges" in why
+    ok, why = applies(_edges_only(n, max_edges))
+    assert ok, why
+    ok, why = applies(_edges_only(max_nodes + 1, max_nodes + 1))
+    assert not ok and "nodes" in why
+
+
+def test_the_generator_refuses_more_edges_than_measured():
+    from optsched.problems.graph_partition.generate import MAX_EXPECTED_EDGES
+
+    with pytest.raises(InvalidOptionError, match="mean_degree"):
+        optsched.generate("graph-partition", seed=0, nodes=500_000, mean_degree=4.01)
+    assert 500_000 * 4.0 / 2 == MAX_EXPECTED_EDGES   # the declared nodes bound at the default degree

@@ -120,3 +120,14 @@ def test_exact_without_limits_skips_the_milp_on_large_streams():
     assert r.stats.get("proof") == "bound" or r.stats.get("milp_skipped")
     assert r.bound <= r.objective + objective_tolerance(r.objective)
     assert r.status in ("optimal", "feasible")
+
+
+def test_a_rank_bound_above_a_schedule_is_an_error_not_optimal(monkeypatch):
+    """The proof by the bound needs lower <= upper: a (broken) bound above a checked schedule's flow
+    time must not be read as "the gap is closed"."""
+    from optsched.problems.srpt import bounds
+
+    inst = generate(1, **{**PRESETS["tiny"], "jobs": 4})
+    monkeypatch.setattr(bounds, "rank_bound", lambda *a, **k: 1e12)   # the method imports it at each call
+    r = optsched.solve(inst, "milp")
+    assert r.status == "error" and "rank bound" in r.reason

@@ -520,7 +520,7 @@ LEAN_SMALL_EDGES = 200_000
 #: [ours] above this many edges bgl runs its fast profile (LEAN_FAST): one V-cycle, 2 clustering
 #: sweeps, 2 label-propagation sweeps and at most 3 FM passes per level. On the generated
 #: 10^6-edge graph (Chung-Lu, seed 7, K = 8) the fast profile took 0.33x the CPU time of the full
-#: one (1.5 s vs 4.7 s) for 0.8% more traffic (README "bgl: the multi-level partitioner")
+#: one (1.5 s vs 4.7 s) for 0.6% more traffic (1.022x vs 1.016x METIS's; README "bgl: the multi-level partitioner")
 LEAN_FAST_EDGES = 2_000_000
 LEAN_FAST = {"vcycles": 1, "sweeps": 2, "lp_sweeps": 2, "fm_passes": 3}
 
@@ -545,7 +545,6 @@ def _initial_assignment(ip, ix, dt, k, ww, caps, rng, trials, refine, poll, stat
     if not balanced:
         try:
             parts = rebalance_csr(ip, ix, dt, parts, k, ww, caps)
-            balanced = True
         except ValueError:
             return parts, False
     if refine:
@@ -584,7 +583,7 @@ def bgl_lean(indptr, indices, data, k: int, node_weights, capacities, rng: np.ra
              sweeps: int = 3, two_hop: bool = True, order: str = "bfs", refine: bool = True, lp: bool = True,
              fm: bool = True, fm_max_edges: int | None = None, initial_trials: int = 16, start=None,
              stall: float = LEAN_STALL, level_factor: float | None = None, lp_sweeps: int = 4,
-             fm_passes: int = 10, poll=None, **_ignored) -> tuple[np.ndarray, dict]:
+             fm_passes: int = 10, poll=None) -> tuple[np.ndarray, dict]:
     """Method ``bgl``'s multilevel run on CSR arrays (README "bgl: the multi-level partitioner").
 
     1. Coarsening: :func:`.lean.cluster_level` (label propagation in BGL's BFS order, clusters

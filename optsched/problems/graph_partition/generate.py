@@ -53,6 +53,13 @@ def _loosest_eps(count: int, parts: int, eps: float) -> float:
     return max(eps, need)
 
 
+#: the most edges the generator is asked for (``nodes * mean_degree / 2``) [ours]: 500,000 nodes at
+#: the default mean degree 4, the largest graph every method answered on within ``--time-limit 5``
+#: (``make bench-bounds``: metis-fm 11.4 s of its 12.5 s there); a denser graph of as many nodes
+#: would not be
+MAX_EXPECTED_EDGES = 1_000_000
+
+
 def generate(seed: int = 0, nodes: int = 100, parts: int = 2, mean_degree: float = 4.0, train_fraction: float = 0.2,
              eps: float = 0.1, fanouts: tuple[int, ...] = (10, 5), exponent: float = 2.5) -> GraphPartitionInstance:
     """A power-law graph with ``round(train_fraction * nodes)`` (at least 1) random training nodes.
@@ -64,6 +71,10 @@ def generate(seed: int = 0, nodes: int = 100, parts: int = 2, mean_degree: float
         raise InvalidOptionError("graph-partition", "nodes", "must be >= 2", nodes)
     if not 0 < train_fraction <= 1:
         raise InvalidOptionError("graph-partition", "train_fraction", "must be in (0, 1]", train_fraction)
+    if nodes * mean_degree / 2 > MAX_EXPECTED_EDGES:
+        raise InvalidOptionError("graph-partition", "mean_degree",
+                                 f"nodes x mean_degree / 2 (the expected edges) must be <= {MAX_EXPECTED_EDGES:,} "
+                                 f"(the largest graph measured; got {nodes} nodes)", mean_degree)
     rng = make_rng(seed, "graph-partition", "generate")
     g = power_law_graph(nodes, mean_degree, rng, exponent)
     T = max(1, int(round(train_fraction * nodes)))

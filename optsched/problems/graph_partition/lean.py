@@ -31,7 +31,6 @@ from optsched.core.jit import njit
 
 __all__ = ["bfs_order", "cluster_level", "contract", "lp_refine", "chung_lu_csr", "sampling_weights_csr"]
 
-_TOL = 1e-9  # relative slack on capacities, as optsched.graphs.partition.LOAD_TOL
 
 
 @njit(cache=True)
@@ -312,7 +311,7 @@ def _fill(u, v, ptr, idx):
 
 
 @njit(cache=True)
-def _dedup_rows(indptr, indices, v_self):
+def _dedup_rows(indptr, indices):
     """Sort each row, drop repeats and self-loops in place; returns the new indptr."""
     n = len(indptr) - 1
     out = np.zeros(n + 1, np.int64)
@@ -367,7 +366,7 @@ def chung_lu_csr(n: int, mean_degree: float, seed: int, *, exponent: float = 2.5
     for u, v in chunks():
         _fill(u, v, ptr, indices)
     del ptr
-    new_ptr = _dedup_rows(indptr, indices, 0)
+    new_ptr = _dedup_rows(indptr, indices)
     indices = indices[:new_ptr[-1]].copy()
     return new_ptr, indices
 

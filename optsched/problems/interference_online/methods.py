@@ -50,8 +50,8 @@ PROBLEM.method("lb", kind="bound", fidelity="ours",
 from . import exact  # noqa: E402
 
 PROBLEM.method("bb", kind="exact", fidelity="ours", applicable=exact.bb_applies,
-               summary="exact offline optimum by branch and bound over decision instants (arrivals and "
-                       "completions; non-preemptive, fixed placements, co-location rates); small streams",
+               summary="best offline schedule that starts jobs at arrivals and completions only, by branch "
+                       "and bound (non-preemptive, fixed placements); not the problem's OPT; small streams",
                )(exact.bb)
 PROBLEM.method("lb-volume", kind="bound", fidelity="ours",
                summary="max(lb, GPU-volume SRPT bound on one machine of all GPUs): counts waiting under load",

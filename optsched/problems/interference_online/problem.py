@@ -38,6 +38,6 @@ PROBLEM = register_problem(Problem(
     },
     importers={"gavel-online": load_gavel_online},
     default_method="least-interference",
-    reference_method=("bb", "lb"),   # bb: exact offline optimum on small streams; lb beyond
+    reference_method=("bb", "lb"),   # bb: the best decision-instant schedule on small streams; lb beyond
     tiny_instances=tiny_instances,
 ))

@@ -90,7 +90,8 @@ def _exact_cell(params: dict) -> dict:
 
     inst = generate(params["stream"], **dict(PRESETS["tiny"], **EXACT[params["family"]][0]))
     opt = solve(inst, "bb", time_limit=EXACT_TIME_LIMIT)
-    row = dict(params, jobs=inst.num_jobs, status=opt.status, opt=opt.objective, opt_bound=opt.bound,
+    row = dict(params, jobs=inst.num_jobs, status=opt.status, class_optimal=opt.stats["class_optimal"],
+               opt=opt.objective, opt_bound=opt.stats["class_bound"],
                nodes=opt.stats["nodes"], bb_wall_s=opt.wall_s, lb=solve(inst, "lb").objective,
                lb_volume=solve(inst, "lb-volume").objective)
     for label, method, options in EXACT_METHODS:
@@ -217,7 +218,8 @@ def report(rows: list[dict], out) -> None:
 
 
 def _report_exact(rows: list[dict], out) -> None:
-    """ALG/OPT per online method on the small streams where bb proved OPT, and the bounds' gaps."""
+    """ALG / OPT_class per online method on the small streams where bb completed its search (the
+    best schedule starting jobs at arrivals and completions), and the bounds' gaps to it."""
     import numpy as np
 
     if not rows:
@@ -228,7 +230,7 @@ def _report_exact(rows: list[dict], out) -> None:
         rs = [r for r in rows if r["family"] == family]
         if not rs:
             continue
-        proven = [r for r in rs if r["status"] == "optimal"]
+        proven = [r for r in rs if r.get("class_optimal", r["status"] == "optimal")]
         walls = [r["bb_wall_s"] for r in rs]
         e = {"family": family, "jobs": rs[0]["jobs"], "streams": len(rs), "proven": len(proven),
              "bb wall (s, mean / max)": f"{np.mean(walls):.2f} / {np.max(walls):.2f}",
@@ -244,15 +246,19 @@ def _report_exact(rows: list[dict], out) -> None:
                            "bound / OPT (min)": float(np.min(g)) if g else None,
                            "streams with bound = OPT": sum(abs(x - 1) <= 1e-9 for x in g)})
     out.table("exact_ratios", ratios,
-              caption="ALG / OPT (mean / max over the streams) of every online method on small generated streams "
-                      "where bb proves the offline optimum (non-preemptive, decisions at arrivals and completions; "
-                      "README, bb); ALG/OPT >= 1 by construction",
+              caption="ALG / OPT_class (mean / max over the streams) of every online method on small generated "
+                      "streams where bb completes its search: OPT_class is the best non-preemptive schedule that "
+                      "starts jobs at arrivals and completions only (README, bb); every online method's schedule "
+                      "is one, so ALG / OPT_class >= 1 by construction; a schedule starting a job between those "
+                      "instants can be better, so this is not the true OPT",
+
               notes=["tiny: the tiny preset (5 jobs, 2 servers x 2 GPUs, 3 types, load 0.8); tiny8: the same with "
                      "8 jobs. marl: the committed weights of training seed 0. milp-per-event: 1,000 solves.",
                      "bb wall: a shared 2-core machine; the node counts are the machine-free measure."])
     out.table("exact_bounds", bounds, formats={"bound / OPT (mean)": ".3f", "bound / OPT (min)": ".3f"},
-              caption="the lower bounds used at scale against the proven OPT of the small streams "
-                      "(1 = tight; every value <= 1 is a validity check)")
+              caption="the lower bounds used at scale against OPT_class of the small streams "
+                      "(1 = tight; every value <= 1 is a validity check: OPT <= OPT_class, so a value above 1 "
+                      "would not prove a bound wrong, but none is)")
 
 
 EXPERIMENT = Experiment(

@@ -3,8 +3,8 @@
 
 A static order (a permutation of the jobs) is run by the shared simulator's
 :class:`~.policies.PriorityPolicy` (greedy + Kernighan-Lin placement, backfilling), preemptive or
-not; the search starts from four orders (arrival, true size, isolated run time, A-SRPT's
-virtual size with true counts), then moves one job to another position while that improves the
+not; the search starts from four orders (arrival, GPU time g n tau, isolated run time n tau,
+arrival + n tau), then moves one job to another position while that improves the
 checker's flow time, up to ``budget`` simulations. Its value is an upper bound on OPT (a feasible
 schedule); the exact method (``model.milp``) stops at once when it meets the lower bound.
 """
