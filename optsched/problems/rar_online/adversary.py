@@ -99,7 +99,9 @@ class RarOnlineAdversary:
             if b.kind == "sigmoid" and b.midpoint > 0:
                 scale = u.midpoint / b.midpoint
             elif b.kind == "step" and b.deadline > 0 and u.deadline > 0:
-                scale = u.deadline / b.deadline     # the nearest scale: decode rounds the deadline up
+                # decode rounds b * scale up: half a slot below u.deadline decodes to u.deadline
+                # whatever the float rounding of log2 and 2^x (u.deadline / b.deadline could land a ulp above)
+                scale = (u.deadline - 0.5) / b.deadline
             elif b.kind == "linear" and b.slope > 0 and u.slope > 0:
                 scale = b.slope / u.slope
             if scale is not None:

@@ -189,6 +189,18 @@ def adversary_verdict(rows: list[dict]) -> str:
             f"is {closest:.3g} of the guaranteed factor.")
 
 
+def _found_by(by_strategy: dict) -> str:
+    """The strategies that reached the worst ratio; every strategy evaluates the same structured
+    starts first, so a tie among all of them is named as such, not credited to the first one.
+
+    >>> _found_by({"random": 1.5, "es": 1.5}), _found_by({"random": 1.2, "es": 1.5})
+    ('every strategy (tied)', 'es')
+    """
+    top = max(by_strategy.values())
+    tied = [k for k, v in by_strategy.items() if v >= top]
+    return "every strategy (tied)" if len(by_strategy) > 1 and len(tied) == len(by_strategy) else ", ".join(tied)
+
+
 def adversary_report(rows: list[dict], out) -> None:
     ad = [r for r in rows if r["part"] == "adversary"]
     if not ad:
@@ -206,7 +218,7 @@ def adversary_report(rows: list[dict], out) -> None:
                 "template": template, "method": method,
                 "worst OPT / ALG": round(worst["worst_ratio"], 4),
                 "worst ALG / OPT": round(1 / worst["worst_ratio"], 4) if worst["worst_ratio"] > 0 else "-",
-                "found by": f"seed {worst['seed']}, {max(worst['by_strategy'], key=worst['by_strategy'].get)}",
+                "found by": f"seed {worst['seed']}, {_found_by(worst['by_strategy'])}",
                 "inputs": sum(r["evaluations"] for r in sel), "ALG=0": sum(r["zero_alg"] for r in sel),
                 "guarantee": "Theorem G" if method == "gadget-exact" else "none (empirical)",
                 "checked on": sum(r["checked"] for r in sel), "not applicable": sum(r["not_applicable"] for r in sel),

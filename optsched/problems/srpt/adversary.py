@@ -95,8 +95,9 @@ class SrptAdversary:
         if self.reference_method != "opt":
             return solve(instance, self.reference_method).objective, alg
         opt = solve(instance, "milp", time_limit=self.opt_time_limit)
-        if opt.objective is None:
-            raise RuntimeError(f"adversary: the milp returned no schedule ({opt.status}: {opt.reason})")
+        if opt.objective is None:   # no schedule in the time given: ALG itself, the ratio 1 (under-states)
+            self.unproven += 1
+            return alg, alg
         if opt.status == "optimal":
             self.proven += 1
         else:

@@ -161,7 +161,8 @@ def report(rows: list[dict], out) -> None:
                  "lb/OPT": _mean_min(r["lb"] / r["opt"] for r in proven),
                  "lb-rank/OPT": _mean_min(r["lb_rank"] / r["opt"] for r in proven),
                  "unproven: gap (mean, max)": _mean_max((r["opt"] - r["opt_bound"]) / r["opt"]
-                                                        for r in group if r["status"] != "optimal")}
+                                                        for r in group if r["status"] != "optimal"
+                                                        and r["opt"] is not None and r["opt_bound"] is not None)}
         for label in labels:
             entry[f"{label}: flow/OPT"] = _mean_max(r[f"flow:{label}"] / r["opt"] for r in proven)
         vs_opt.append(entry)
