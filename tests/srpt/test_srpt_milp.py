@@ -83,3 +83,23 @@ def test_milp_hand_example_preempts_when_the_restart_pays(overhead, opt):
         assert r.stats["milp_objective"] == pytest.approx(opt, rel=1e-6)   # the model's own value agrees
     segments = len(r.solution["jobs"][0]["segments"])
     assert segments == (2 if overhead < 1 else 1)
+
+
+def test_the_milp_point_decodes_to_the_models_objective(monkeypatch):
+    """On the generated 4-job streams the rank bound or the cutoff proves OPT before a MILP point is
+    used, so the check above never reaches the model's point. Here the incumbent's value is reported
+    1.5x too high (its schedule unchanged) and the rank bound is 0: the MILP must find a schedule
+    below the cutoff itself, and the checker's flow time of its decoded schedule must equal the
+    model's objective (1e-6 relative, as above)."""
+    from optsched.problems.srpt import bounds, incumbent
+
+    search = incumbent.priority_search
+    monkeypatch.setattr(incumbent, "priority_search",
+                        lambda inst, budget, stop=lambda: False: (lambda v, s, st: (1.5 * v, s, st))(
+                            *search(inst, budget, stop)))
+    monkeypatch.setattr(bounds, "rank_bound", lambda *a, **k: 0.0)
+    inst = _stream(1)
+    opt = optsched.solve(inst, "milp")
+    assert opt.status == "optimal" and opt.stats["proof"] == "milp", (opt.status, opt.stats.get("proof"))
+    assert abs(opt.objective - opt.stats["milp_objective"]) <= objective_tolerance(opt.objective)
+    assert opt.objective < opt.stats["incumbent"] / 1.5 * (1 + 1e-6)   # OPT, not above the true incumbent
